@@ -1,0 +1,102 @@
+// Shared pieces of the Python bindings: type casters for ember's value types
+// and the bind_* functions each file provides. The bindings only convert
+// arguments and call the C++ API; they never compute anything themselves.
+#pragma once
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "ember/ember.h"
+
+namespace py = pybind11;
+
+namespace ember::python {
+
+using TensorClass = py::class_<Tensor>;
+
+// A Tensor argument that also accepts a Python number (wrapped as a 0-dim
+// tensor that takes part in type promotion as a number, like PyTorch's).
+struct TensorArg {
+  Tensor tensor;
+  operator const Tensor&() const { return tensor; }
+};
+Tensor wrap_number(const Scalar& value);
+
+// "2, 3" or "(2, 3)" or "[2, 3]" as a shape.
+IntList shape_from_args(const py::args& args, const char* op);
+
+void bind_errors(py::module_& m);
+void bind_types(py::module_& m);
+TensorClass bind_tensor(py::module_& m);
+void bind_factories(py::module_& m);
+void bind_memory(py::module_& m);
+void bind_elementwise(py::module_& m, TensorClass& cls);
+void bind_reduce(py::module_& m, TensorClass& cls);
+void bind_linalg(py::module_& m, TensorClass& cls);
+void bind_nn(py::module_& m, TensorClass& cls);
+void bind_shape_index(py::module_& m, TensorClass& cls);
+void bind_interop(py::module_& m, TensorClass& cls);
+
+}  // namespace ember::python
+
+namespace pybind11::detail {
+
+// Python bool/int/float (and numpy scalars) <-> ember::Scalar.
+template <>
+struct type_caster<ember::Scalar> {
+  PYBIND11_TYPE_CASTER(ember::Scalar, const_name("Number"));
+  bool load(handle src, bool convert) {
+    PyObject* o = src.ptr();
+    if (PyBool_Check(o)) { value = ember::Scalar(o == Py_True); return true; }
+    if (PyLong_Check(o)) {
+      int overflow = 0;
+      long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+      if (overflow) throw ember::Error("value cannot be converted to int64 without overflow");
+      value = ember::Scalar(static_cast<int64_t>(v));
+      return true;
+    }
+    if (PyFloat_Check(o)) { value = ember::Scalar(PyFloat_AS_DOUBLE(o)); return true; }
+    if (!convert) return false;
+    // numpy scalars: their .item() is a Python bool, int or float.
+    if (hasattr(src, "dtype") && hasattr(src, "item") && hasattr(src, "ndim") &&
+        src.attr("ndim").cast<int>() == 0) {
+      object item = src.attr("item")();
+      if (!PyBool_Check(item.ptr()) && !PyLong_Check(item.ptr()) && !PyFloat_Check(item.ptr()))
+        return false;
+      return load(item, false);
+    }
+    if (PyIndex_Check(o)) {
+      object i = reinterpret_steal<object>(PyNumber_Index(o));
+      if (!i) { PyErr_Clear(); return false; }
+      return load(i, false);
+    }
+    return false;
+  }
+  static handle cast(const ember::Scalar& s, return_value_policy, handle) {
+    if (s.is_bool()) return handle(s.to_bool() ? Py_True : Py_False).inc_ref();
+    if (s.is_int()) return PyLong_FromLongLong(s.to_int());
+    return PyFloat_FromDouble(s.to_double());
+  }
+};
+
+template <>
+struct type_caster<ember::python::TensorArg> {
+  PYBIND11_TYPE_CASTER(ember::python::TensorArg, const_name("Tensor | Number"));
+  bool load(handle src, bool convert) {
+    make_caster<ember::Tensor> tc;
+    if (tc.load(src, false)) {
+      value.tensor = cast_op<const ember::Tensor&>(tc);
+      return true;
+    }
+    make_caster<ember::Scalar> sc;
+    if (sc.load(src, convert)) {
+      value.tensor = ember::python::wrap_number(cast_op<ember::Scalar>(sc));
+      return true;
+    }
+    return false;
+  }
+  static handle cast(const ember::python::TensorArg& t, return_value_policy p, handle parent) {
+    return make_caster<ember::Tensor>::cast(t.tensor, p, parent);
+  }
+};
+
+}  // namespace pybind11::detail

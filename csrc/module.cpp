@@ -1,0 +1,18 @@
+// The extension module ember._C. python/ember/ re-exports what it defines.
+#include "bindings.h"
+
+PYBIND11_MODULE(_C, m) {
+  using namespace ember::python;
+  m.doc() = "ember's C++ core";
+  bind_errors(m);
+  bind_types(m);
+  TensorClass cls = bind_tensor(m);
+  bind_factories(m);
+  bind_memory(m);
+  bind_elementwise(m, cls);
+  bind_reduce(m, cls);
+  bind_linalg(m, cls);
+  bind_nn(m, cls);
+  bind_shape_index(m, cls);
+  bind_interop(m, cls);
+}

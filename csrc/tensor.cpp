@@ -1,0 +1,183 @@
+// class ember.Tensor: geometry, conversions and views. Op methods are added
+// by the group files (elementwise.cpp, reduce.cpp, ...).
+#include "bindings.h"
+
+namespace ember::python {
+
+Tensor wrap_number(const Scalar& value) {
+  Tensor t = scalar_tensor(value, TensorOptions(value.dtype()));
+  t.impl()->is_wrapped_number = true;
+  return t;
+}
+
+IntList shape_from_args(const py::args& args, const char* op) {
+  if (args.size() == 1 && !PyLong_Check(args[0].ptr()) && !PyIndex_Check(args[0].ptr())) {
+    try {
+      return args[0].cast<IntList>();
+    } catch (const py::cast_error&) {
+      throw TypeError(detail::str(op, ": expected a sequence of ints as the shape, got ",
+                                  std::string(py::str(args[0].get_type().attr("__name__")))));
+    }
+  }
+  IntList shape;
+  for (const py::handle& a : args) {
+    if (!PyIndex_Check(a.ptr()) || PyBool_Check(a.ptr()))
+      throw TypeError(detail::str(op, ": expected ints as sizes, got ",
+                                  std::string(py::str(a.get_type().attr("__name__")))));
+    shape.push_back(a.cast<int64_t>());
+  }
+  return shape;
+}
+
+namespace {
+
+py::tuple dims_tuple(const DimVector& v) {
+  py::tuple t(v.size());
+  for (size_t i = 0; i < v.size(); ++i) t[i] = py::int_(v[i]);
+  return t;
+}
+
+// Tensor.to(...) accepts (dtype), (device), (device, dtype), (tensor) and keywords.
+Tensor to_any(const Tensor& self, const py::args& args, const py::kwargs& kwargs) {
+  std::optional<Device> device;
+  std::optional<DType> dtype;
+  bool non_blocking = false, copy = false;
+  for (const py::handle& a : args) {
+    if (py::isinstance<DType>(a)) dtype = a.cast<DType>();
+    else if (py::isinstance<Device>(a) || py::isinstance<py::str>(a)) device = a.cast<Device>();
+    else if (py::isinstance<Tensor>(a)) {
+      const Tensor& o = a.cast<const Tensor&>();
+      device = o.device();
+      dtype = o.dtype();
+    } else if (PyBool_Check(a.ptr())) {
+      non_blocking = a.cast<bool>();
+    } else {
+      throw TypeError(detail::str("to() received an invalid combination of arguments: ",
+                                  std::string(py::str(a.get_type().attr("__name__")))));
+    }
+  }
+  for (auto [k, v] : kwargs) {
+    std::string key = py::str(k);
+    if (key == "dtype") dtype = v.cast<DType>();
+    else if (key == "device") device = v.cast<Device>();
+    else if (key == "non_blocking") non_blocking = v.cast<bool>();
+    else if (key == "copy") copy = v.cast<bool>();
+    else throw TypeError("to() got an unexpected keyword argument '" + key + "'");
+  }
+  return to(self, device, dtype, non_blocking, copy);
+}
+
+}  // namespace
+
+TensorClass bind_tensor(py::module_& m) {
+  TensorClass cls(m, "Tensor", py::dynamic_attr());
+  cls.def_property_readonly("_shape", [](const Tensor& t) { return dims_tuple(t.sizes()); })
+      .def("_size", [](const Tensor& t) { return dims_tuple(t.sizes()); })
+      .def("_size", [](const Tensor& t, int64_t d) { return t.size(d); })
+      .def("stride", [](const Tensor& t) { return dims_tuple(t.strides()); })
+      .def("stride", [](const Tensor& t, int64_t d) { return t.stride(d); })
+      .def("dim", &Tensor::dim)
+      .def("ndimension", &Tensor::dim)
+      .def_property_readonly("ndim", &Tensor::dim)
+      .def("numel", &Tensor::numel)
+      .def("nelement", &Tensor::numel)
+      .def_property_readonly("dtype", &Tensor::dtype)
+      .def_property_readonly("device", &Tensor::device)
+      .def_property_readonly("is_cuda", &Tensor::is_cuda)
+      .def_property_readonly("is_cpu", &Tensor::is_cpu)
+      .def("is_floating_point", &Tensor::is_floating_point)
+      .def("is_contiguous", &Tensor::is_contiguous)
+      .def("storage_offset", &Tensor::storage_offset)
+      .def("element_size", &Tensor::element_size)
+      .def_property_readonly("itemsize", &Tensor::element_size)
+      .def_property_readonly("nbytes", &Tensor::nbytes)
+      .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
+      .def_property_readonly("_version", &Tensor::version)
+      .def("_is_view_of", [](const Tensor& a, const Tensor& b) {
+        return a.impl()->storage() == b.impl()->storage();
+      })
+      .def("item", [](const Tensor& t) { return t.item(); })
+      .def("__len__", [](const Tensor& t) {
+        if (t.dim() == 0) throw py::type_error("len() of a 0-d tensor");
+        return t.size(0);
+      })
+      .def("__bool__", [](const Tensor& t) {
+        EMBER_CHECK(t.numel() == 1, "Boolean value of Tensor with more than one value is ambiguous");
+        return t.item().to_bool();
+      })
+      .def("__float__", [](const Tensor& t) { return t.item().to_double(); })
+      .def("__int__", [](const Tensor& t) { return t.item().to_int(); })
+      .def("__index__", [](const Tensor& t) {
+        EMBER_CHECK_TYPE(!t.is_floating_point() && t.dtype() != kBool && t.numel() == 1,
+                         "only integer tensors of a single element can be converted to an index");
+        return t.item().to_int();
+      })
+      // views
+      .def("view", [](const Tensor& t, py::args a) {
+        if (a.size() == 1 && py::isinstance<DType>(a[0]))
+          throw NotImplementedError("view(dtype) is not supported; use .to(dtype)");
+        return t.view(shape_from_args(a, "view"));
+      })
+      .def("reshape", [](const Tensor& t, py::args a) { return t.reshape(shape_from_args(a, "reshape")); })
+      .def("expand", [](const Tensor& t, py::args a) { return t.expand(shape_from_args(a, "expand")); })
+      .def("permute", [](const Tensor& t, py::args a) { return t.permute(shape_from_args(a, "permute")); })
+      .def("view_as", &Tensor::view_as)
+      .def("reshape_as", &Tensor::reshape_as)
+      .def("expand_as", &Tensor::expand_as)
+      .def("transpose", &Tensor::transpose)
+      .def("swapaxes", &Tensor::transpose)
+      .def("swapdims", &Tensor::transpose)
+      .def("t", &Tensor::t)
+      .def_property_readonly("T", [](const Tensor& t) {
+        IntList dims;
+        for (int64_t d = t.dim() - 1; d >= 0; --d) dims.push_back(d);
+        return t.permute(dims);
+      })
+      .def_property_readonly("mT", &Tensor::mT)
+      .def("squeeze", [](const Tensor& t) { return t.squeeze(); })
+      .def("squeeze", [](const Tensor& t, int64_t d) { return t.squeeze(d); }, py::arg("dim"))
+      .def("squeeze", [](const Tensor& t, const IntList& dims) {
+        Tensor r = t;
+        std::vector<int64_t> wrapped;
+        for (int64_t d : dims) wrapped.push_back(wrap_dim(d, t.dim(), "squeeze"));
+        std::sort(wrapped.rbegin(), wrapped.rend());
+        for (int64_t d : wrapped) r = r.squeeze(d);
+        return r;
+      }, py::arg("dim"))
+      .def("unsqueeze", &Tensor::unsqueeze, py::arg("dim"))
+      .def("flatten", &Tensor::flatten, py::arg("start_dim") = 0, py::arg("end_dim") = -1)
+      .def("unflatten", &Tensor::unflatten, py::arg("dim"), py::arg("sizes"))
+      .def("narrow", &Tensor::narrow, py::arg("dim"), py::arg("start"), py::arg("length"))
+      .def("select", &Tensor::select, py::arg("dim"), py::arg("index"))
+      .def("unbind", &Tensor::unbind, py::arg("dim") = 0)
+      .def("as_strided", &Tensor::as_strided, py::arg("size"), py::arg("stride"),
+           py::arg("storage_offset") = py::none())
+      .def("movedim", &Tensor::movedim, py::arg("source"), py::arg("destination"))
+      .def("moveaxis", &Tensor::movedim, py::arg("source"), py::arg("destination"))
+      // copies and conversions
+      .def("contiguous", &Tensor::contiguous)
+      .def("clone", &Tensor::clone)
+      .def("detach", &Tensor::detach)
+      .def("to", &to_any)
+      .def("cpu", &Tensor::cpu)
+      .def("type_as", [](const Tensor& t, const Tensor& o) { return t.to(o.dtype()); })
+      .def("float", [](const Tensor& t) { return t.to(kFloat32); })
+      .def("double", [](const Tensor& t) { return t.to(kFloat64); })
+      .def("half", [](const Tensor& t) { return t.to(kFloat16); })
+      .def("bfloat16", [](const Tensor& t) { return t.to(kBFloat16); })
+      .def("int", [](const Tensor& t) { return t.to(kInt32); })
+      .def("long", [](const Tensor& t) { return t.to(kInt64); })
+      .def("short", [](const Tensor& t) { return t.to(kInt16); })
+      .def("char", [](const Tensor& t) { return t.to(kInt8); })
+      .def("byte", [](const Tensor& t) { return t.to(kUInt8); })
+      .def("bool", [](const Tensor& t) { return t.to(kBool); })
+      .def("copy_", [](Tensor& t, const Tensor& src, bool nb) -> Tensor { return t.copy_(src, nb); },
+           py::arg("src"), py::arg("non_blocking") = false)
+      .def("fill_", [](Tensor& t, const Scalar& v) -> Tensor { return t.fill_(v); })
+      .def("fill_", [](Tensor& t, const Tensor& v) -> Tensor { return t.fill_(v.item()); })
+      .def("zero_", [](Tensor& t) -> Tensor { return t.zero_(); })
+      .def("_str_cpp", &Tensor::str);
+  return cls;
+}
+
+}  // namespace ember::python

@@ -1,0 +1,17 @@
+// The whole public C++ API of ember: #include <ember/ember.h>
+#pragma once
+#include "ember/device.h"
+#include "ember/dtype.h"
+#include "ember/error.h"
+#include "ember/generator.h"
+#include "ember/memory.h"
+#include "ember/options.h"
+#include "ember/scalar.h"
+#include "ember/tensor.h"
+#include "ember/ops/factories.h"
+#include "ember/ops/views.h"
+#include "ember/ops/elementwise.h"
+#include "ember/ops/reduce.h"
+#include "ember/ops/linalg.h"
+#include "ember/ops/nn.h"
+#include "ember/ops/shape_index.h"

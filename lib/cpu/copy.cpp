@@ -1,0 +1,49 @@
+// copy_: dst[i] = convert(src[i]) for any two dtypes, strides and a broadcast src.
+#include "cpu/dtype_dispatch.h"
+#include "cpu/loops.h"
+#include "dispatch/dispatcher.h"
+
+namespace ember::cpu {
+
+[[noreturn]] void throw_unsupported_dtype(const char* op, DType dtype) {
+  throw TypeError(::ember::detail::str(op, ": not implemented for dtype ", dtype_name(dtype)));
+}
+
+namespace {
+
+// Fast path: same dtype, both contiguous, same numel -> memcpy in parallel chunks.
+bool try_memcpy(const Tensor& dst, const Tensor& src) {
+  if (dst.dtype() != src.dtype() || !dst.is_contiguous() || !src.is_contiguous() ||
+      dst.numel() != src.numel())
+    return false;
+  char* d = static_cast<char*>(dst.data_ptr());
+  const char* s = static_cast<const char*>(src.data_ptr());
+  if (d == s) return true;
+  int64_t nbytes = dst.nbytes();
+  parallel_for(0, nbytes, kGrainSize * 16, [&](int64_t b, int64_t e) {
+    std::memcpy(d + b, s + b, static_cast<size_t>(e - b));
+  });
+  return true;
+}
+
+void copy_kernel(OpCall& c) {
+  const Tensor& dst = c.outputs[0];
+  const Tensor& src = c.in(1);
+  EMBER_CHECK(src.is_cpu() && dst.is_cpu(), "copy_: no CUDA backend in this build (copy from ",
+              src.device().str(), " to ", dst.device().str(), ")");
+  if (dst.numel() == 0 || try_memcpy(dst, src)) return;
+  // Copying a tensor onto an overlapping view of itself would read values already overwritten.
+  Tensor source = src;
+  if (src.impl()->storage() == dst.impl()->storage() && !src.is_same(dst)) source = src.clone();
+  EMBER_DISPATCH_ALL(dst.dtype(), "copy_", [&] {
+    using dst_t = scalar_t;
+    EMBER_DISPATCH_ALL(source.dtype(), "copy_", [&] {
+      cpu_kernel(dst, {&source}, [](scalar_t v) -> dst_t { return convert<dst_t>(v); });
+    });
+  });
+}
+
+EMBER_REGISTER_KERNEL(copy_, CPU, copy_kernel);
+
+}  // namespace
+}  // namespace ember::cpu

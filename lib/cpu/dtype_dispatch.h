@@ -1,0 +1,86 @@
+// Switching on a dtype inside a kernel: the body is instantiated once per C++
+// element type, with `scalar_t` naming it. Float16 and bfloat16 compute in
+// float (opmath_t), as PyTorch does.
+#pragma once
+#include <type_traits>
+
+#include "ember/dtype.h"
+#include "ember/error.h"
+
+namespace ember::cpu {
+
+template <typename T> struct OpMath { using type = T; };
+template <> struct OpMath<Half> { using type = float; };
+template <> struct OpMath<BFloat16> { using type = float; };
+template <typename T> using opmath_t = typename OpMath<T>::type;
+
+template <typename T>
+constexpr bool is_reduced_float_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+template <typename T>
+constexpr bool is_float_v = std::is_floating_point_v<T> || is_reduced_float_v<T>;
+
+// Converts between element types the way a cast of tensors does (bool is v != 0).
+template <typename To, typename From>
+inline To convert(From v) {
+  if constexpr (std::is_same_v<To, From>) return v;
+  else if constexpr (std::is_same_v<To, bool>) return static_cast<opmath_t<From>>(v) != 0;
+  else if constexpr (is_reduced_float_v<From>) return convert<To>(static_cast<float>(v));
+  else if constexpr (is_reduced_float_v<To>) return To(static_cast<float>(v));
+  else return static_cast<To>(v);
+}
+
+[[noreturn]] void throw_unsupported_dtype(const char* op, DType dtype);
+
+}  // namespace ember::cpu
+
+#define EMBER_DTYPE_CASE(enumerator, type, ...) \
+  case ::ember::DType::enumerator: {            \
+    using scalar_t = type;                      \
+    (void)sizeof(scalar_t);                     \
+    __VA_ARGS__();                              \
+    break;                                      \
+  }
+
+#define EMBER_FLOAT_CASES(...)                                 \
+  EMBER_DTYPE_CASE(Float32, float, __VA_ARGS__)                \
+  EMBER_DTYPE_CASE(Float64, double, __VA_ARGS__)               \
+  EMBER_DTYPE_CASE(Float16, ::ember::Half, __VA_ARGS__)        \
+  EMBER_DTYPE_CASE(BFloat16, ::ember::BFloat16, __VA_ARGS__)
+
+#define EMBER_INT_CASES(...)                     \
+  EMBER_DTYPE_CASE(UInt8, uint8_t, __VA_ARGS__)  \
+  EMBER_DTYPE_CASE(Int8, int8_t, __VA_ARGS__)    \
+  EMBER_DTYPE_CASE(Int16, int16_t, __VA_ARGS__)  \
+  EMBER_DTYPE_CASE(Int32, int32_t, __VA_ARGS__)  \
+  EMBER_DTYPE_CASE(Int64, int64_t, __VA_ARGS__)
+
+// EMBER_DISPATCH_ALL(dtype, "op", [&] { ... scalar_t ... });
+#define EMBER_DISPATCH_ALL(dtype, op, ...)                      \
+  switch (dtype) {                                              \
+    EMBER_DTYPE_CASE(Bool, bool, __VA_ARGS__)                   \
+    EMBER_INT_CASES(__VA_ARGS__)                                \
+    EMBER_FLOAT_CASES(__VA_ARGS__)                              \
+    default: ::ember::cpu::throw_unsupported_dtype(op, dtype);  \
+  }
+
+// Every type but bool.
+#define EMBER_DISPATCH_NUMERIC(dtype, op, ...)                  \
+  switch (dtype) {                                              \
+    EMBER_INT_CASES(__VA_ARGS__)                                \
+    EMBER_FLOAT_CASES(__VA_ARGS__)                              \
+    default: ::ember::cpu::throw_unsupported_dtype(op, dtype);  \
+  }
+
+#define EMBER_DISPATCH_FLOATING(dtype, op, ...)                 \
+  switch (dtype) {                                              \
+    EMBER_FLOAT_CASES(__VA_ARGS__)                              \
+    default: ::ember::cpu::throw_unsupported_dtype(op, dtype);  \
+  }
+
+// Integers and bool (bitwise ops).
+#define EMBER_DISPATCH_INTEGRAL(dtype, op, ...)                 \
+  switch (dtype) {                                              \
+    EMBER_DTYPE_CASE(Bool, bool, __VA_ARGS__)                   \
+    EMBER_INT_CASES(__VA_ARGS__)                                \
+    default: ::ember::cpu::throw_unsupported_dtype(op, dtype);  \
+  }

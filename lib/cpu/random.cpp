@@ -1,0 +1,114 @@
+// Random kernels. Element i of the (logical, row-major) tensor draws from
+// philox(seed, counter = offset + i), so results do not depend on threading.
+#include <cmath>
+
+#include "cpu/dtype_dispatch.h"
+#include "cpu/parallel.h"
+#include "dispatch/dispatcher.h"
+#include "ember/generator.h"
+#include "ember/ops/factories.h"
+#include "ember/ops/views.h"
+
+namespace ember::cpu {
+namespace {
+
+constexpr double kTwoPi = 6.283185307179586;
+
+// 53 random bits as a double in [0, 1).
+inline double unit_double(uint32_t hi, uint32_t lo) {
+  return double((uint64_t(hi) << 21) ^ uint64_t(lo >> 11)) * (1.0 / 9007199254740992.0);
+}
+
+// Fills a tensor with gen(words) for each element, through a contiguous buffer
+// when the tensor itself is not contiguous.
+template <typename T, typename Gen>
+void generate(const Tensor& out, const Gen& gen) {
+  Tensor dense = out.is_contiguous() ? out : empty(out.sizes(), TensorOptions(out.dtype()));
+  T* p = static_cast<T*>(dense.data_ptr());
+  Generator& g = default_generator();
+  uint64_t key = g.initial_seed(), offset = g.reserve(static_cast<uint64_t>(out.numel()));
+  parallel_for(0, out.numel(), kGrainSize / 4, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) p[i] = gen(philox(key, 0, offset + static_cast<uint64_t>(i)));
+  });
+  if (!dense.is_same(out)) {
+    Tensor o = out;
+    copy_(o, dense);
+  }
+}
+
+void uniform_kernel(OpCall& c) {
+  const Tensor& out = c.outputs[0];
+  double lo = c.attr(0).to_double(), hi = c.attr(1).to_double();
+  EMBER_DISPATCH_FLOATING(out.dtype(), "uniform_", [&] {
+    generate<scalar_t>(out, [=](std::array<uint32_t, 4> w) {
+      double u = unit_double(w[0], w[1]);
+      // float rounding may reach hi; keep the interval half-open as documented
+      double v = lo + (hi - lo) * u;
+      scalar_t r = convert<scalar_t>(v);
+      if (static_cast<double>(r) >= hi && hi > lo) r = convert<scalar_t>(lo);
+      return r;
+    });
+  });
+}
+
+void normal_kernel(OpCall& c) {
+  const Tensor& out = c.outputs[0];
+  double mean = c.attr(0).to_double(), std = c.attr(1).to_double();
+  EMBER_DISPATCH_FLOATING(out.dtype(), "normal_", [&] {
+    generate<scalar_t>(out, [=](std::array<uint32_t, 4> w) {
+      double u1 = 1.0 - unit_double(w[0], w[1]);  // (0, 1]: log is finite
+      double u2 = unit_double(w[2], w[3]);
+      double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(kTwoPi * u2);
+      return convert<scalar_t>(mean + std * z);
+    });
+  });
+}
+
+void random_kernel(OpCall& c) {
+  const Tensor& out = c.outputs[0];
+  int64_t lo = c.attr(0).to_int(), hi = c.attr(1).to_int();
+  uint64_t range = static_cast<uint64_t>(hi - lo);
+  EMBER_DISPATCH_ALL(out.dtype(), "random_", [&] {
+    generate<scalar_t>(out, [=](std::array<uint32_t, 4> w) {
+      uint64_t r = (uint64_t(w[0]) << 32) | w[1];
+      return convert<scalar_t>(lo + static_cast<int64_t>(r % range));
+    });
+  });
+}
+
+void bernoulli_kernel(OpCall& c) {
+  const Tensor& out = c.outputs[0];
+  double p = c.attr(0).to_double();
+  EMBER_DISPATCH_ALL(out.dtype(), "bernoulli_", [&] {
+    generate<scalar_t>(out, [=](std::array<uint32_t, 4> w) {
+      return convert<scalar_t>(unit_double(w[0], w[1]) < p ? 1 : 0);
+    });
+  });
+}
+
+void randperm_kernel(OpCall& c) {
+  const Tensor& out = c.outputs[0];
+  int64_t n = out.numel();
+  std::vector<int64_t> perm(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) perm[i] = i;
+  Generator& g = default_generator();
+  uint64_t key = g.initial_seed(), offset = g.reserve(static_cast<uint64_t>(n));
+  for (int64_t i = n - 1; i > 0; --i) {  // Fisher-Yates
+    auto w = philox(key, 0, offset + static_cast<uint64_t>(i));
+    uint64_t r = ((uint64_t(w[0]) << 32) | w[1]) % static_cast<uint64_t>(i + 1);
+    std::swap(perm[i], perm[r]);
+  }
+  EMBER_DISPATCH_NUMERIC(out.dtype(), "randperm", [&] {
+    scalar_t* p = static_cast<scalar_t*>(out.data_ptr());
+    for (int64_t i = 0; i < n; ++i) p[i * (n > 1 ? out.stride(0) : 1)] = convert<scalar_t>(perm[i]);
+  });
+}
+
+EMBER_REGISTER_KERNEL(uniform_, CPU, uniform_kernel);
+EMBER_REGISTER_KERNEL(normal_, CPU, normal_kernel);
+EMBER_REGISTER_KERNEL(random_, CPU, random_kernel);
+EMBER_REGISTER_KERNEL(bernoulli_, CPU, bernoulli_kernel);
+EMBER_REGISTER_KERNEL(randperm, CPU, randperm_kernel);
+
+}  // namespace
+}  // namespace ember::cpu

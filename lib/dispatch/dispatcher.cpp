@@ -1,0 +1,80 @@
+#include "dispatch/dispatcher.h"
+
+namespace ember {
+
+namespace {
+KernelFn g_kernels[kNumOps][kNumDeviceTypes] = {};
+LayerFn g_tracer_layer = nullptr;
+LayerFn g_autograd_layer = nullptr;
+
+// The device every tensor input is on. A 0-dim CPU tensor may join tensors of
+// another device (as in PyTorch), so a Python number never forces a copy.
+Device resolve_device(const OpCall& call) {
+  const Tensor* first = nullptr;
+  for (const Tensor& t : call.inputs) {
+    if (!t.defined()) continue;
+    if (!first) { first = &t; continue; }
+    if (t.device() == first->device()) continue;
+    bool t_scalar = t.is_cpu() && t.dim() == 0;
+    bool first_scalar = first->is_cpu() && first->dim() == 0;
+    if (first_scalar && !t_scalar) { first = &t; continue; }
+    if (t_scalar) continue;
+    throw Error(detail::str(call.name(), ": expected all tensors to be on the same device, but got ",
+                            first->device().str(), " and ", t.device().str()));
+  }
+  return first ? first->device() : kCPU;
+}
+
+bool any_requires_grad(const OpCall& call) {
+  for (const Tensor& t : call.inputs)
+    if (t.defined() && t.impl()->requires_grad) return true;
+  return false;
+}
+}  // namespace
+
+DispatchState& dispatch_state() {
+  thread_local DispatchState state;
+  return state;
+}
+
+void set_tracer_layer(LayerFn fn) { g_tracer_layer = fn; }
+void set_autograd_layer(LayerFn fn) { g_autograd_layer = fn; }
+
+void register_kernel(OpId op, DeviceType device, KernelFn fn) {
+  g_kernels[static_cast<int>(op)][static_cast<int>(device)] = fn;
+}
+
+bool has_kernel(OpId op, DeviceType device) {
+  return g_kernels[static_cast<int>(op)][static_cast<int>(device)] != nullptr;
+}
+
+void dispatch(OpCall& call) {
+  if (__builtin_expect(dispatch_state().tracing, 0) && g_tracer_layer) {
+    g_tracer_layer(call);
+    return;
+  }
+  dispatch_below_tracer(call);
+}
+
+void dispatch_below_tracer(OpCall& call) {
+  if (g_autograd_layer && dispatch_state().grad_enabled && any_requires_grad(call)) {
+    g_autograd_layer(call);
+    return;
+  }
+  dispatch_backend(call);
+}
+
+void dispatch_backend(OpCall& call) {
+  if (!call.device) call.device = resolve_device(call);
+  KernelFn fn = g_kernels[static_cast<int>(call.op)][static_cast<int>(call.device->type)];
+  if (!fn)
+    throw NotImplementedError(detail::str(call.name(), ": no kernel for device ",
+                                          call.device->str()));
+  bool preset = call.has_preset_output();
+  fn(call);
+  // Note [Versions]: every write into an existing tensor bumps its storage's version.
+  if (preset)
+    for (const Tensor& out : call.outputs) out.bump_version();
+}
+
+}  // namespace ember

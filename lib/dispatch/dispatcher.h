@@ -1,0 +1,50 @@
+// The dispatcher: the one door every op goes through (see DESIGN.md).
+//
+//   dispatch(call) -> tracer layer   (only while a trace is active)
+//                  -> autograd layer (only if grad mode is on and an input requires grad)
+//                  -> backend layer  (kernel for (op, device) from the registry)
+//
+// A layer with nothing to do costs one branch. The tracer and autograd layers
+// are installed by lib/jit and lib/autograd through set_*_layer.
+#pragma once
+#include "dispatch/op_call.h"
+
+namespace ember {
+
+using KernelFn = void (*)(OpCall& call);
+using LayerFn = void (*)(OpCall& call);
+
+// Per-thread switches the layers read.
+struct DispatchState {
+  bool grad_enabled = true;
+  bool tracing = false;
+};
+DispatchState& dispatch_state();
+
+void dispatch(OpCall& call);
+// Entry points below a layer, for the layers themselves.
+void dispatch_below_tracer(OpCall& call);
+void dispatch_backend(OpCall& call);
+
+void set_tracer_layer(LayerFn fn);
+void set_autograd_layer(LayerFn fn);
+
+void register_kernel(OpId op, DeviceType device, KernelFn fn);
+bool has_kernel(OpId op, DeviceType device);
+
+struct KernelRegistrar {
+  KernelRegistrar(OpId op, DeviceType device, KernelFn fn) { register_kernel(op, device, fn); }
+};
+
+// Convenience for ops with one output: runs the call and returns outputs[0].
+inline Tensor dispatch_one(OpCall& call) {
+  dispatch(call);
+  return call.outputs[0];
+}
+
+}  // namespace ember
+
+// In a kernel file:  EMBER_REGISTER_KERNEL(add, CPU, add_kernel);
+#define EMBER_REGISTER_KERNEL(op, device, fn)                                             \
+  static ::ember::KernelRegistrar ember_kernel_registrar_##op##_##device(                 \
+      ::ember::OpId::op, ::ember::DeviceType::device, fn)

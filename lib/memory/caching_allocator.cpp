@@ -1,0 +1,361 @@
+// CachingAllocator (policy in caching_allocator.h). The blocks carved from one raw
+// segment form a doubly linked list in address order, so a freed block finds its
+// neighbours and merges with them; free blocks wait in a per-pool std::set ordered by
+// (stream, size, address), so best fit is one lower_bound.
+//
+// A block is in exactly one state:
+//   allocated  in allocated_ (user holds it)
+//   pending    event_count > 0 (freed, but other streams may still use it)
+//   free       in its pool's set (can be reused or merged)
+#include "memory/caching_allocator.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <mutex>
+#include <set>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "ember/error.h"
+
+namespace ember::memory {
+
+namespace {
+
+struct Block {
+  char* ptr;
+  size_t size;
+  StreamId stream;
+  bool small;  // which pool it returns to
+  bool allocated = false;
+  int event_count = 0;    // outstanding events of a pending block
+  Block* prev = nullptr;  // neighbours within the segment
+  Block* next = nullptr;
+  std::vector<StreamId> stream_uses;  // other streams (record_stream); rarely non-empty
+
+  Block(char* p, size_t s, StreamId st, bool sm) : ptr(p), size(s), stream(st), small(sm) {}
+  bool is_free() const { return !allocated && event_count == 0; }
+  bool is_whole_segment() const { return !prev && !next; }
+};
+
+// Lookups build this key on the stack: no Block (and no heap allocation) per search.
+struct BlockKey {
+  StreamId stream;
+  size_t size;
+  uintptr_t addr;
+};
+
+struct BlockLess {
+  using is_transparent = void;
+  static BlockKey key(const Block* b) {
+    return {b->stream, b->size, reinterpret_cast<uintptr_t>(b->ptr)};
+  }
+  static BlockKey key(const BlockKey& k) { return k; }
+  template <typename A, typename B>
+  bool operator()(const A& a, const B& b) const {
+    BlockKey x = key(a), y = key(b);
+    if (x.stream != y.stream) return x.stream < y.stream;
+    if (x.size != y.size) return x.size < y.size;
+    return x.addr < y.addr;
+  }
+};
+
+using Pool = std::set<Block*, BlockLess>;
+
+constexpr size_t round_up(size_t n, size_t multiple) {
+  return (n + multiple - 1) / multiple * multiple;
+}
+
+// Larger requests would overflow the rounding; no device has that much memory anyway.
+constexpr size_t kMaxRequest = SIZE_MAX / 4;
+
+std::string format_bytes(size_t n) {
+  static const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(n);
+  int u = 0;
+  while (v >= 1024.0 && u < 4) {
+    v /= 1024.0;
+    ++u;
+  }
+  char buf[48];
+  if (u == 0)
+    std::snprintf(buf, sizeof buf, "%zu B", n);
+  else
+    std::snprintf(buf, sizeof buf, "%.2f %s", v, units[u]);
+  return buf;
+}
+
+// "cuda:0" -> "CUDA", for the "CUDA out of memory" wording users search for.
+std::string device_kind(const char* name) {
+  std::string kind(name);
+  kind = kind.substr(0, kind.find(':'));
+  for (char& c : kind) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return kind;
+}
+
+}  // namespace
+
+struct CachingAllocator::Impl {
+  std::unique_ptr<RawAllocator> raw;
+  mutable std::mutex mutex;
+  Pool small_pool, large_pool;
+  std::unordered_map<void*, Block*> allocated;
+  std::vector<std::pair<EventId, Block*>> pending;  // one entry per outstanding event
+  MemoryStats stats;
+
+  explicit Impl(std::unique_ptr<RawAllocator> r) : raw(std::move(r)) {
+    EMBER_CHECK(raw != nullptr, "CachingAllocator: the raw allocator is null");
+    allocated.reserve(4096);  // rehashing on the hot path would be a latency spike
+  }
+
+  Pool& pool_of(bool small) { return small ? small_pool : large_pool; }
+
+  // ---- allocation ----
+
+  void* allocate(size_t nbytes, StreamId stream) {
+    if (!pending.empty()) process_events();
+    if (nbytes > kMaxRequest) throw_oom(nbytes);
+    size_t size = round_up(std::max<size_t>(nbytes, 1), kMinBlockSize);
+    bool small = size <= kSmallSize;
+    Block* block = get_block(small, stream, size, nbytes);
+    block = split(block, size);
+    block->allocated = true;
+    allocated.emplace(block->ptr, block);
+    stats.num_allocs++;
+    stats.allocated_bytes += static_cast<int64_t>(block->size);
+    stats.peak_allocated_bytes = std::max(stats.peak_allocated_bytes, stats.allocated_bytes);
+    return block->ptr;
+  }
+
+  Block* get_block(bool small, StreamId stream, size_t size, size_t nbytes) {
+    if (Block* b = take_free(small, stream, size)) return b;
+    if (Block* b = alloc_segment(small, stream, size)) return b;
+    // The device is full: reuse blocks whose streams have finished, else give the
+    // cache back to the device and try once more.
+    process_events();
+    if (Block* b = take_free(small, stream, size)) return b;
+    release_cached_segments();
+    if (Block* b = alloc_segment(small, stream, size)) return b;
+    throw_oom(nbytes);
+  }
+
+  // Best fit: the smallest free block of this stream that holds `size` bytes.
+  Block* take_free(bool small, StreamId stream, size_t size) {
+    Pool& pool = pool_of(small);
+    auto it = pool.lower_bound(BlockKey{stream, size, 0});
+    if (it == pool.end() || (*it)->stream != stream) return nullptr;
+    Block* b = *it;
+    pool.erase(it);
+    stats.num_cache_hits++;
+    return b;
+  }
+
+  Block* alloc_segment(bool small, StreamId stream, size_t size) {
+    size_t seg_size = small ? kSmallSegment : round_up(size, kLargeRound);
+    void* p = raw->raw_alloc(seg_size);
+    if (!p) return nullptr;
+    stats.num_raw_allocs++;
+    stats.reserved_bytes += static_cast<int64_t>(seg_size);
+    stats.peak_reserved_bytes = std::max(stats.peak_reserved_bytes, stats.reserved_bytes);
+    return new Block(static_cast<char*>(p), seg_size, stream, small);
+  }
+
+  // Small blocks split down to the minimum; large ones only when the rest is itself a
+  // large request, so large segments are not cut into slivers no large request fits.
+  Block* split(Block* b, size_t size) {
+    size_t rest = b->size - size;
+    bool worth_it = b->small ? rest >= kMinBlockSize : rest > kSmallSize;
+    if (!worth_it) return b;
+    auto* r = new Block(b->ptr + size, rest, b->stream, b->small);
+    r->prev = b;
+    r->next = b->next;
+    if (r->next) r->next->prev = r;
+    b->next = r;
+    b->size = size;
+    pool_of(r->small).insert(r);
+    return b;
+  }
+
+  [[noreturn]] void throw_oom(size_t nbytes) {
+    stats.num_ooms++;
+    throw OutOfMemoryError(detail::str(
+        device_kind(raw->device_name()), " out of memory: tried to allocate ", format_bytes(nbytes),
+        "; ", format_bytes(static_cast<size_t>(stats.allocated_bytes)), " allocated, ",
+        format_bytes(static_cast<size_t>(stats.reserved_bytes)),
+        " reserved by ember's caching allocator (device ", raw->device_name(), ")"));
+  }
+
+  // ---- free ----
+
+  std::unordered_map<void*, Block*>::iterator find_allocated(void* ptr, const char* what) {
+    auto it = allocated.find(ptr);
+    EMBER_CHECK(it != allocated.end(), "CachingAllocator::", what, ": pointer ", ptr,
+                " was not allocated by the ", raw->device_name(),
+                " caching allocator (or was already freed)");
+    return it;
+  }
+
+  void free(void* ptr) {
+    auto it = find_allocated(ptr, "free");
+    Block* b = it->second;
+    allocated.erase(it);
+    b->allocated = false;
+    stats.num_frees++;
+    stats.allocated_bytes -= static_cast<int64_t>(b->size);
+    if (b->stream_uses.empty()) {
+      free_block(b);
+      return;
+    }
+    // Other streams may still read or write the block: reuse waits for their events.
+    for (StreamId s : b->stream_uses) {
+      pending.emplace_back(raw->record_event(s), b);
+      b->event_count++;
+    }
+    b->stream_uses.clear();
+  }
+
+  // Returns a block to its pool, merged with its free neighbours.
+  void free_block(Block* b) {
+    merge(b, b->prev);
+    merge(b, b->next);
+    pool_of(b->small).insert(b);
+  }
+
+  void merge(Block* dst, Block* src) {
+    if (!src || !src->is_free()) return;
+    pool_of(src->small).erase(src);  // before its size/address (the set's key) change
+    if (src == dst->prev) {
+      dst->ptr = src->ptr;
+      dst->prev = src->prev;
+      if (dst->prev) dst->prev->next = dst;
+    } else {
+      dst->next = src->next;
+      if (dst->next) dst->next->prev = dst;
+    }
+    dst->size += src->size;
+    delete src;
+  }
+
+  // Moves blocks whose events have all completed to the free pools.
+  void process_events() {
+    size_t kept = 0;
+    for (auto& [event, block] : pending) {
+      if (!raw->event_done(event)) {
+        pending[kept++] = {event, block};
+        continue;
+      }
+      raw->release_event(event);
+      if (--block->event_count == 0) free_block(block);
+    }
+    pending.resize(kept);
+  }
+
+  // Gives every free, unsplit segment back to the device.
+  void release_cached_segments() {
+    for (Pool* pool : {&small_pool, &large_pool}) {
+      for (auto it = pool->begin(); it != pool->end();) {
+        Block* b = *it;
+        if (!b->is_whole_segment()) {
+          ++it;
+          continue;
+        }
+        it = pool->erase(it);
+        raw->raw_free(b->ptr);
+        stats.num_raw_frees++;
+        stats.reserved_bytes -= static_cast<int64_t>(b->size);
+        delete b;
+      }
+    }
+  }
+
+  // ---- teardown ----
+
+  // Returns every segment, in use or not: pointers into it die with the allocator.
+  void release_everything() {
+    for (auto& [event, block] : pending) raw->release_event(event);
+    std::vector<Block*> heads;
+    auto note_head = [&](Block* b) {
+      while (b->prev) b = b->prev;
+      heads.push_back(b);
+    };
+    for (Block* b : small_pool) note_head(b);
+    for (Block* b : large_pool) note_head(b);
+    for (auto& [ptr, b] : allocated) note_head(b);
+    for (auto& [event, b] : pending) note_head(b);
+    std::sort(heads.begin(), heads.end());
+    heads.erase(std::unique(heads.begin(), heads.end()), heads.end());
+    for (Block* head : heads) {
+      raw->raw_free(head->ptr);
+      for (Block* b = head; b;) delete std::exchange(b, b->next);
+    }
+  }
+
+  std::string summary() const {
+    auto pool_line = [](const char* name, const Pool& pool) {
+      size_t bytes = 0;
+      for (const Block* b : pool) bytes += b->size;
+      return detail::str("  ", name, " pool: ", pool.size(), " free blocks, ", format_bytes(bytes),
+                         " cached\n");
+    };
+    auto fmt = [](int64_t n) { return format_bytes(static_cast<size_t>(n)); };
+    return detail::str(
+        "ember caching allocator (", raw->device_name(), ")\n",
+        "  allocated: ", fmt(stats.allocated_bytes), " (peak ", fmt(stats.peak_allocated_bytes),
+        "), reserved: ", fmt(stats.reserved_bytes), " (peak ", fmt(stats.peak_reserved_bytes),
+        ")\n", pool_line("small", small_pool), pool_line("large", large_pool),
+        "  allocs: ", stats.num_allocs, ", frees: ", stats.num_frees,
+        ", cache hits: ", stats.num_cache_hits, ", raw allocs: ", stats.num_raw_allocs,
+        ", raw frees: ", stats.num_raw_frees, ", ooms: ", stats.num_ooms,
+        ", blocks awaiting stream events: ", pending.size(), "\n");
+  }
+};
+
+CachingAllocator::CachingAllocator(std::unique_ptr<RawAllocator> raw)
+    : impl_(std::make_unique<Impl>(std::move(raw))) {}
+
+CachingAllocator::~CachingAllocator() { impl_->release_everything(); }
+
+void* CachingAllocator::allocate(size_t nbytes, StreamId stream) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->allocate(nbytes, stream);
+}
+
+void CachingAllocator::free(void* ptr) {
+  if (!ptr) return;
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->free(ptr);
+}
+
+void CachingAllocator::record_stream(void* ptr, StreamId stream) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  Block* b = impl_->find_allocated(ptr, "record_stream")->second;
+  if (stream == b->stream) return;
+  auto& uses = b->stream_uses;
+  if (std::find(uses.begin(), uses.end(), stream) == uses.end()) uses.push_back(stream);
+}
+
+void CachingAllocator::empty_cache() {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->process_events();
+  impl_->release_cached_segments();
+}
+
+MemoryStats CachingAllocator::stats() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->stats;
+}
+
+void CachingAllocator::reset_peak_stats() {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->stats.peak_allocated_bytes = impl_->stats.allocated_bytes;
+  impl_->stats.peak_reserved_bytes = impl_->stats.reserved_bytes;
+}
+
+std::string CachingAllocator::summary() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->summary();
+}
+
+}  // namespace ember::memory

@@ -1,0 +1,79 @@
+// CachingAllocator: one device-agnostic caching policy (DESIGN.md, Allocator),
+// over a RawAllocator that only knows how to get and return memory (malloc,
+// cudaMalloc) and, for stream-ordered devices, how to record and query events.
+//
+// Policy (PyTorch's proven shape):
+//  - sizes are rounded up (to kMinBlockSize = 512 B);
+//  - requests of at most kSmallSize (1 MiB) are carved from kSmallSegment (2 MiB)
+//    segments in a small pool; larger ones come from a large pool, rounding the
+//    raw request up to kLargeRound (2 MiB); the pools are kept apart so small
+//    blocks do not fragment large segments;
+//  - best fit: the smallest free block of the same stream that is large enough;
+//    a block that is much larger than needed is split, and freed neighbours in
+//    the same segment are merged back;
+//  - a block belongs to the stream it was allocated on; if it was used on other
+//    streams (record_stream), it is reused only after events recorded on those
+//    streams at free time report completion;
+//  - when the raw allocator fails, cached free segments are released and the
+//    request retried; then OutOfMemoryError is raised with the statistics.
+// Thread-safe (one mutex).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "ember/memory.h"
+
+namespace ember::memory {
+
+using StreamId = uintptr_t;  // 0: the default stream (and the only one on the CPU)
+using EventId = uintptr_t;
+
+class RawAllocator {
+ public:
+  virtual ~RawAllocator() = default;
+  // Returns nullptr when the device has no memory left (never throws for that).
+  virtual void* raw_alloc(size_t nbytes) = 0;
+  virtual void raw_free(void* ptr) = 0;
+  // Stream-ordered devices: record an event on a stream, ask whether it is done,
+  // and release it. Devices without streams keep these defaults.
+  virtual EventId record_event(StreamId) { return 0; }
+  virtual bool event_done(EventId) { return true; }
+  virtual void release_event(EventId) {}
+  virtual const char* device_name() const = 0;  // "cpu", "cuda:0", for messages
+};
+
+class CachingAllocator {
+ public:
+  static constexpr size_t kMinBlockSize = 512;
+  static constexpr size_t kSmallSize = 1 << 20;
+  static constexpr size_t kSmallSegment = 2 << 20;
+  static constexpr size_t kLargeRound = 2 << 20;
+
+  explicit CachingAllocator(std::unique_ptr<RawAllocator> raw);
+  ~CachingAllocator();
+  CachingAllocator(const CachingAllocator&) = delete;
+  CachingAllocator& operator=(const CachingAllocator&) = delete;
+
+  // Never returns nullptr: throws OutOfMemoryError. nbytes == 0 gives a valid
+  // unique pointer to a minimal block.
+  void* allocate(size_t nbytes, StreamId stream = 0);
+  void free(void* ptr);
+  // The block of ptr is also used on `stream`: its reuse waits for that stream.
+  void record_stream(void* ptr, StreamId stream);
+  void empty_cache();
+  MemoryStats stats() const;
+  void reset_peak_stats();
+  // A few lines describing the pools, for memory_summary().
+  std::string summary() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The process-wide CPU allocator (64-byte aligned raw blocks).
+CachingAllocator& cpu_allocator();
+
+}  // namespace ember::memory

@@ -1,0 +1,55 @@
+// Copies, conversions, fills: the op functions of the core group.
+#include "dispatch/dispatcher.h"
+#include "ember/ops/factories.h"
+#include "ember/ops/views.h"
+
+namespace ember {
+
+Tensor& copy_(Tensor& dst, const Tensor& src, bool non_blocking) {
+  EMBER_CHECK(src.defined() && dst.defined(), "copy_: undefined tensor");
+  broadcast_shapes(dst.sizes(), src.sizes(), "copy_");
+  DimVector b = broadcast_shapes(dst.sizes(), src.sizes(), "copy_");
+  EMBER_CHECK(b == dst.sizes(), "copy_: the source of shape ", shape_str(src.sizes()),
+              " cannot be broadcast to the destination of shape ", shape_str(dst.sizes()));
+  OpCall call(OpId::copy_, {dst, src}, {Attr(non_blocking)});
+  call.outputs.push_back(dst);
+  // A cross-device copy runs on the non-CPU side's backend.
+  call.device = dst.is_cpu() ? src.device() : dst.device();
+  dispatch(call);
+  return dst;
+}
+
+Tensor& fill_(Tensor& self, const Scalar& value) {
+  OpCall call(OpId::fill_, {self}, {Attr(value)});
+  call.outputs.push_back(self);
+  dispatch(call);
+  return self;
+}
+
+Tensor contiguous(const Tensor& self) { return self.is_contiguous() ? self : clone(self); }
+
+Tensor clone(const Tensor& self) {
+  Tensor out = empty(self.sizes(), TensorOptions(self.dtype()).device(self.device()));
+  copy_(out, self);
+  return out;
+}
+
+Tensor to(const Tensor& self, std::optional<Device> device, std::optional<DType> dtype,
+          bool non_blocking, bool copy) {
+  Device d = device.value_or(self.device());
+  if (d.is_cpu()) d = kCPU;
+  DType t = dtype.value_or(self.dtype());
+  if (!copy && d == self.device() && t == self.dtype()) return self;
+  Tensor out = empty(self.sizes(), TensorOptions(t).device(d));
+  copy_(out, self, non_blocking);
+  return out;
+}
+
+Tensor detach(const Tensor& self) {
+  Tensor out = alias(self);
+  out.impl()->requires_grad = false;
+  out.impl()->autograd.reset();
+  return out;
+}
+
+}  // namespace ember

@@ -1,0 +1,17 @@
+"""ember: an eager tensor library with PyTorch's names and behaviour.
+
+The computing is all in C++ (ember._C); this package only re-exports it and
+adds the few pieces that are most natural in Python.
+"""
+from . import _C
+from ._C import *  # noqa: F401,F403
+from ._C import Tensor, dtype, device  # noqa: F401
+
+float = float32  # noqa: A001
+double = float64
+half = float16
+long = int64
+int = int32  # noqa: A001
+short = int16
+
+__version__ = "0.1.0"
