@@ -4,11 +4,7 @@
 
 namespace ember::python {
 
-Tensor wrap_number(const Scalar& value) {
-  Tensor t = scalar_tensor(value, TensorOptions(value.dtype()));
-  t.impl()->is_wrapped_number = true;
-  return t;
-}
+Tensor wrap_number(const Scalar& value) { return wrapped_scalar(value); }
 
 IntList shape_from_args(const py::args& args, const char* op) {
   if (args.size() == 1 && !PyLong_Check(args[0].ptr()) && !PyIndex_Check(args[0].ptr())) {

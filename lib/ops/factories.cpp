@@ -105,6 +105,12 @@ Tensor scalar_tensor(const Scalar& value, TensorOptions options) {
   return full({}, value, options);
 }
 
+Tensor wrapped_scalar(const Scalar& value) {
+  Tensor t = scalar_tensor(value, TensorOptions(value.dtype()));
+  t.impl()->is_wrapped_number = true;
+  return t;
+}
+
 Tensor arange(const Scalar& end, TensorOptions options) { return arange(0, end, 1, options); }
 
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, TensorOptions options) {

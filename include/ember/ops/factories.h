@@ -39,6 +39,10 @@ Tensor randperm(int64_t n, TensorOptions options = {});
 
 // A 0-dim tensor holding a number (dtype from the number's kind unless given).
 Tensor scalar_tensor(const Scalar& value, TensorOptions options = {});
+// A Python number as an op operand: a 0-dim tensor (bool, int64 or float64) marked
+// as a wrapped number, so it takes part in type promotion as a number does
+// (Note [Type promotion]): ember::add(x, wrapped_scalar(2)) keeps x's dtype.
+Tensor wrapped_scalar(const Scalar& value);
 // A 1-d tensor from values: ember::tensor({1.0f, 2.0f}).
 template <typename T>
 Tensor tensor(std::initializer_list<T> values, TensorOptions options = {});
