@@ -16,7 +16,7 @@ struct MemoryStats {
   int64_t num_raw_allocs = 0;        // calls to the raw allocator (malloc / cudaMalloc)
   int64_t num_raw_frees = 0;
   int64_t num_cache_hits = 0;        // allocate() calls served from cached blocks
-  int64_t num_ooms = 0;              // raw allocation failures (before retrying)
+  int64_t num_ooms = 0;              // out-of-memory errors raised (after the retry failed)
 };
 
 MemoryStats memory_stats(Device device = kCPU);
