@@ -1,0 +1,65 @@
+"""Shared test helpers: numpy <-> ember conversion and comparison.
+
+Uses ember's own numpy interop (ember.from_numpy / Tensor.numpy) when it is
+there, else a slow element-by-element path through ember.tensor-free APIs.
+"""
+import numpy as np
+
+import ember
+
+_NP_TO_EMBER = {
+    np.dtype(np.bool_): ember.bool, np.dtype(np.uint8): ember.uint8, np.dtype(np.int8): ember.int8,
+    np.dtype(np.int16): ember.int16, np.dtype(np.int32): ember.int32,
+    np.dtype(np.int64): ember.int64, np.dtype(np.float16): ember.float16,
+    np.dtype(np.float32): ember.float32, np.dtype(np.float64): ember.float64,
+}
+
+
+def to_ember(a, dtype=None):
+    """A fresh contiguous ember tensor with the values (and dtype) of numpy array a."""
+    a = np.asarray(a)
+    if hasattr(ember, "from_numpy"):
+        t = ember.from_numpy(np.ascontiguousarray(a)).clone()
+    else:
+        flat = a.reshape(-1)
+        t = ember.empty(list(a.shape), dtype=_NP_TO_EMBER[a.dtype])
+        view = t.reshape(-1)
+        for i, v in enumerate(flat.tolist()):
+            view.select(0, i).fill_(v)
+    return t if dtype is None else t.to(dtype)
+
+
+def to_numpy(t):
+    """The values of an ember tensor as a numpy array (bfloat16 -> float32)."""
+    if t.dtype == ember.bfloat16:
+        t = t.float()
+    if hasattr(t, "numpy"):
+        return t.contiguous().numpy().copy()
+    dt = {v: k for k, v in _NP_TO_EMBER.items()}[t.dtype]
+    flat = t.reshape(-1)
+    out = np.array([flat.select(0, i).item() for i in range(t.numel())], dtype=dt)
+    return out.reshape(tuple(t._shape))
+
+
+def assert_close(actual, expected, rtol=1e-5, atol=1e-6, check_dtype=None):
+    """actual: ember tensor; expected: numpy array. Checks shape, optionally dtype, values."""
+    got = to_numpy(actual)
+    exp = np.asarray(expected)
+    assert got.shape == exp.shape, f"shape {got.shape} != {exp.shape}"
+    if check_dtype is not None:
+        assert actual.dtype == check_dtype, f"dtype {actual.dtype} != {check_dtype}"
+    np.testing.assert_allclose(got.astype(np.float64) if got.dtype != np.bool_ else got,
+                               exp.astype(np.float64) if exp.dtype != np.bool_ else exp,
+                               rtol=rtol, atol=atol, equal_nan=True)
+
+
+def noncontiguous(t):
+    """The same values as t in a non-contiguous layout (a transposed copy, transposed back)."""
+    if t.dim() < 2:
+        big = ember.empty([t.numel() * 2] if t.dim() == 1 else [], dtype=t.dtype)
+        if t.dim() == 0:
+            return t
+        v = big[::2] if hasattr(big, "__getitem__") and False else big.slice(0, 0, None, 2)
+        v.copy_(t)
+        return v
+    return t.transpose(-1, -2).contiguous().transpose(-1, -2)
