@@ -55,11 +55,10 @@ def assert_close(actual, expected, rtol=1e-5, atol=1e-6, check_dtype=None):
 
 def noncontiguous(t):
     """The same values as t in a non-contiguous layout (a transposed copy, transposed back)."""
-    if t.dim() < 2:
-        big = ember.empty([t.numel() * 2] if t.dim() == 1 else [], dtype=t.dtype)
-        if t.dim() == 0:
-            return t
-        v = big[::2] if hasattr(big, "__getitem__") and False else big.slice(0, 0, None, 2)
+    if t.dim() == 0:
+        return t
+    if t.dim() == 1:  # every other element of a buffer twice as long
+        v = ember.empty([t.numel() * 2], dtype=t.dtype).slice(0, 0, None, 2)
         v.copy_(t)
         return v
     return t.transpose(-1, -2).contiguous().transpose(-1, -2)
