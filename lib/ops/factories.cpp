@@ -59,6 +59,10 @@ Tensor empty(const IntList& sizes, TensorOptions options) {
   return empty(DimVector(sizes.begin(), sizes.end()), options);
 }
 
+Tensor empty(std::initializer_list<int64_t> sizes, TensorOptions options) {
+  return empty(DimVector(sizes), options);
+}
+
 Tensor empty_strided(const IntList& sizes, const IntList& strides, TensorOptions options) {
   EMBER_CHECK(sizes.size() == strides.size(), "empty_strided: got ", sizes.size(), " sizes and ",
               strides.size(), " strides");

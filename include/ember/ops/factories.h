@@ -10,6 +10,7 @@ namespace ember {
 // Uninitialized memory from the caching allocator, contiguous.
 Tensor empty(const IntList& sizes, TensorOptions options = {});
 Tensor empty(const DimVector& sizes, TensorOptions options = {});
+Tensor empty(std::initializer_list<int64_t> sizes, TensorOptions options = {});  // empty({2, 3})
 Tensor empty_strided(const IntList& sizes, const IntList& strides, TensorOptions options = {});
 Tensor zeros(const IntList& sizes, TensorOptions options = {});
 Tensor ones(const IntList& sizes, TensorOptions options = {});
