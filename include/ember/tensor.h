@@ -3,7 +3,9 @@
 // free function of the same name (ember::add, ...), which goes through the
 // dispatcher: there is no second path.
 #pragma once
+#include <functional>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -18,6 +20,7 @@ namespace ember {
 
 using IntList = std::vector<int64_t>;
 class Tensor;
+namespace autograd { class Node; }
 using TensorList = std::vector<Tensor>;
 
 class Tensor {
@@ -106,7 +109,10 @@ class Tensor {
 
   std::string str() const;  // the printed form, like PyTorch's repr
 
+#include "ember/methods/autograd.inc"
+
   // ---- ops, grouped as in include/ember/ops/ -----------------------------------
+ public:
 #include "ember/methods/elementwise.inc"
 #include "ember/methods/reduce.inc"
 #include "ember/methods/linalg.inc"

@@ -1,5 +1,6 @@
 // Copies, conversions, fills: the op functions of the core group.
 #include "dispatch/dispatcher.h"
+#include "ember/autograd.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/views.h"
 
@@ -46,6 +47,7 @@ Tensor to(const Tensor& self, std::optional<Device> device, std::optional<DType>
 }
 
 Tensor detach(const Tensor& self) {
+  NoGradGuard no_grad;  // detach is not recorded: its result has no history
   Tensor out = alias(self);
   out.impl()->requires_grad = false;
   out.impl()->autograd.reset();

@@ -1,0 +1,43 @@
+#include "autograd/autograd_meta.h"
+
+#include <atomic>
+
+#include "autograd/nodes.h"
+
+namespace ember::autograd {
+
+AutogradMeta& meta(const Tensor& t) {
+  auto& m = t.impl()->autograd;
+  if (!m) m = std::make_shared<AutogradMeta>();
+  return *m;
+}
+
+AutogradMeta* meta_or_null(const Tensor& t) { return t.impl()->autograd.get(); }
+
+Edge gradient_edge(const Tensor& t) {
+  if (!t.defined() || !t.impl()->requires_grad) return {};
+  AutogradMeta& m = meta(t);
+  if (m.grad_fn) return {m.grad_fn, m.output_nr};
+  std::shared_ptr<Node> acc = m.grad_accumulator.lock();
+  if (!acc) {
+    acc = std::make_shared<AccumulateGrad>(t);
+    m.grad_accumulator = acc;
+  }
+  return {acc, 0};
+}
+
+void set_history(const Tensor& t, std::shared_ptr<Node> fn, uint32_t output_nr) {
+  AutogradMeta& m = meta(t);
+  m.grad_fn = std::move(fn);
+  m.output_nr = output_nr;
+  t.impl()->requires_grad = true;
+}
+
+int next_hook_id() {
+  static std::atomic<int> id{0};
+  return ++id;
+}
+
+Node::OutputMeta output_meta_of(const Tensor& t) { return {t.sizes(), t.dtype(), t.device()}; }
+
+}  // namespace ember::autograd

@@ -1,0 +1,145 @@
+#include "autograd/nodes.h"
+
+#include <atomic>
+#include <cctype>
+
+#include "autograd/autograd_meta.h"
+#include "ember/ops/factories.h"
+#include "ember/ops/views.h"
+
+namespace ember::autograd {
+
+// ---- Node ---------------------------------------------------------------------
+
+static std::atomic<uint64_t> g_sequence_nr{0};
+
+Node::Node() : sequence_nr_(g_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {}
+
+int Node::add_pre_hook(uint32_t output_nr, PreHook hook) {
+  int id = next_hook_id();
+  pre_hooks_.emplace_back(id, output_nr, std::move(hook));
+  return id;
+}
+
+void Node::remove_pre_hook(int id) {
+  for (auto it = pre_hooks_.begin(); it != pre_hooks_.end(); ++it)
+    if (std::get<0>(*it) == id) { pre_hooks_.erase(it); return; }
+}
+
+void Node::run_pre_hooks(TensorList& grads) {
+  for (auto& [id, nr, hook] : pre_hooks_) {
+    if (nr >= grads.size() || !grads[nr].defined()) continue;
+    Tensor replaced = hook(grads[nr]);
+    if (replaced.defined()) grads[nr] = replaced;
+  }
+}
+
+// ---- the derivative table -----------------------------------------------------
+
+static Derivative g_derivatives[kNumOps];
+static bool g_has_derivative[kNumOps] = {};
+
+void register_derivative(OpId op, Derivative d) {
+  g_derivatives[static_cast<int>(op)] = d;
+  g_has_derivative[static_cast<int>(op)] = true;
+}
+
+const Derivative* find_derivative(OpId op) {
+  int i = static_cast<int>(op);
+  return g_has_derivative[i] ? &g_derivatives[i] : nullptr;
+}
+
+// ---- BackwardCtx ------------------------------------------------------------------
+
+Tensor BackwardCtx::grad(size_t i) const {
+  if (has_grad(i)) return grads_[i];
+  const Node::OutputMeta& m = node_.output_meta().at(i);
+  return zeros(IntList(m.sizes.begin(), m.sizes.end()), TensorOptions(m.dtype).device(m.device));
+}
+Tensor BackwardCtx::input(size_t i) const {
+  auto& saved = node_.saved_inputs();
+  EMBER_CHECK(i < saved.size() && saved[i].defined(), node_.name(), ": input ", i,
+              " was not saved by the forward (derivative table row is missing save_inputs)");
+  return saved[i].unpack(node_.shared_from_this());
+}
+Tensor BackwardCtx::output(size_t i) const {
+  auto& saved = node_.saved_outputs();
+  EMBER_CHECK(i < saved.size() && saved[i].defined(), node_.name(), ": output ", i,
+              " was not saved by the forward");
+  return saved[i].unpack(node_.shared_from_this());
+}
+const Attr& BackwardCtx::attr(size_t i) const { return node_.attrs()[i]; }
+size_t BackwardCtx::num_attrs() const { return node_.attrs().size(); }
+const DimVector& BackwardCtx::input_sizes(size_t i) const { return node_.input_meta().at(i).sizes; }
+DType BackwardCtx::input_dtype(size_t i) const { return node_.input_meta().at(i).dtype; }
+bool BackwardCtx::input_defined(size_t i) const { return node_.input_meta().at(i).defined; }
+bool BackwardCtx::needs_grad(size_t i) const {
+  return i < node_.next_edges().size() && node_.next_edges()[i].is_valid();
+}
+
+// ---- OpNode -------------------------------------------------------------------
+
+TensorList OpNode::apply(TensorList&& grads) {
+  EMBER_CHECK(!released_, "Trying to backward through the graph a second time (or directly "
+              "access saved tensors after they have already been freed). Saved intermediate "
+              "values of the graph are freed when you call .backward() or autograd.grad(). "
+              "Specify retain_graph=True if you need to backward through the graph a second time.");
+  EMBER_CHECK_AS(NotImplementedError, derivative_.fn, "the derivative for '", op_name(op_),
+                 "' is not implemented");
+  BackwardCtx ctx(*this, grads);
+  TensorList out = derivative_.fn(ctx);
+  out.resize(next_edges().size());
+  return out;
+}
+
+std::string OpNode::name() const { return backward_node_name(op_name(op_)); }
+
+void OpNode::release_variables() {
+  for (auto& s : saved_inputs_) s.release();
+  for (auto& s : saved_outputs_) s.release();
+  released_ = true;
+}
+
+std::string backward_node_name(const char* op) {
+  std::string name;
+  bool upper = true;
+  for (const char* p = op; *p; ++p) {
+    if (*p == '_') { upper = true; continue; }
+    name += upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(*p))) : *p;
+    upper = false;
+  }
+  return name + "Backward0";
+}
+
+// ---- AccumulateGrad -------------------------------------------------------------
+
+AccumulateGrad::AccumulateGrad(Tensor leaf) : leaf_(std::move(leaf)) {
+  output_meta().push_back(output_meta_of(leaf_));
+}
+
+Tensor AccumulateGrad::run_leaf_hooks(const Tensor& leaf, Tensor grad) {
+  if (AutogradMeta* m = meta_or_null(leaf))
+    for (auto& [id, hook] : m->leaf_hooks) {
+      Tensor replaced = hook(grad);
+      if (replaced.defined()) grad = replaced;
+    }
+  return grad;
+}
+
+TensorList AccumulateGrad::apply(TensorList&& grads) {
+  if (grads.empty() || !grads[0].defined()) return {};
+  Tensor grad = run_leaf_hooks(leaf_, grads[0]);
+  AutogradMeta& m = meta(leaf_);
+  if (is_grad_enabled()) {  // create_graph: keep the gradient's own history
+    m.grad = m.grad.defined() ? m.grad + grad : grad;
+  } else if (!m.grad.defined()) {
+    // The gradient may be a tensor the caller still holds (the seed of backward):
+    // .grad gets its own copy then, as in PyTorch.
+    m.grad = grad.impl()->use_count() > 2 ? grad.clone() : detach(grad);
+  } else {
+    m.grad.add_(grad);
+  }
+  return {};
+}
+
+}  // namespace ember::autograd

@@ -1,0 +1,31 @@
+// SavedTensor: a tensor a backward formula needs, saved with its version so
+// that an in-place change before backward is caught (Note [Versions]).
+// An op's own output is saved without its history (the node would otherwise
+// own itself through it) and gets it back when unpacked.
+#pragma once
+#include <memory>
+
+#include "ember/autograd.h"
+
+namespace ember::autograd {
+
+class SavedTensor {
+ public:
+  SavedTensor() = default;
+  SavedTensor(const Tensor& t, bool is_output, uint32_t output_nr = 0);
+  // `owner` is the node that saved it: the grad_fn restored on a saved output.
+  Tensor unpack(const std::shared_ptr<Node>& owner) const;
+  void release() { data_ = Tensor(); released_ = true; }
+  bool defined() const { return defined_; }
+
+ private:
+  Tensor data_;
+  uint64_t version_ = 0;
+  uint32_t output_nr_ = 0;
+  bool defined_ = false;
+  bool is_output_ = false;
+  bool requires_grad_ = false;
+  bool released_ = false;
+};
+
+}  // namespace ember::autograd

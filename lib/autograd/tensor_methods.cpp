@@ -1,0 +1,101 @@
+// Tensor's autograd methods (include/ember/methods/autograd.inc).
+#include "autograd/autograd_meta.h"
+#include "autograd/nodes.h"
+
+namespace ember {
+
+using namespace autograd;
+
+Tensor& Tensor::requires_grad_(bool requires_grad) {
+  EMBER_CHECK(!requires_grad || is_floating(dtype()), "only Tensors of floating point dtype "
+              "can require gradients (got ", dtype_name(dtype()), ")");
+  AutogradMeta* m = meta_or_null(*this);
+  if (!requires_grad && m && m->grad_fn)
+    throw Error("you can only change requires_grad flags of leaf variables. If you want to use "
+                "a computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach().");
+  impl()->requires_grad = requires_grad;
+  return *this;
+}
+
+Tensor Tensor::grad() const {
+  AutogradMeta* m = meta_or_null(*this);
+  return m ? m->grad : Tensor();
+}
+
+void Tensor::set_grad(const Tensor& g) {
+  if (g.defined()) {
+    EMBER_CHECK(g.sizes() == sizes(), "assigned grad has data of a different size: ",
+                shape_str(g.sizes()), " vs ", shape_str(sizes()));
+    EMBER_CHECK(g.dtype() == dtype(), "assigned grad has data of a different type: ",
+                dtype_name(g.dtype()), " vs ", dtype_name(dtype()));
+    EMBER_CHECK(g.device() == device(), "assigned grad has data located on a different device");
+  }
+  meta(*this).grad = g;
+}
+
+std::shared_ptr<Node> Tensor::grad_fn() const {
+  AutogradMeta* m = meta_or_null(*this);
+  return m ? m->grad_fn : nullptr;
+}
+
+bool Tensor::is_leaf() const { return grad_fn() == nullptr; }
+
+uint32_t Tensor::output_nr() const {
+  AutogradMeta* m = meta_or_null(*this);
+  return m ? m->output_nr : 0;
+}
+
+void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, bool create_graph,
+                      const TensorList& inputs) const {
+  autograd::backward({*this}, gradient.defined() ? TensorList{gradient} : TensorList{},
+                     retain_graph, create_graph, inputs);
+}
+
+void Tensor::retain_grad() const {
+  EMBER_CHECK(requires_grad(), "can't retain_grad on Tensor that has requires_grad=False");
+  AutogradMeta& m = meta(*this);
+  if (!m.grad_fn || m.retains_grad) return;  // leaves keep .grad anyway
+  std::weak_ptr<AutogradMeta> weak = impl()->autograd;
+  m.retain_grad_hook = m.grad_fn->add_pre_hook(m.output_nr, [weak](const Tensor& g) {
+    if (auto mm = weak.lock()) {
+      if (!mm->grad.defined()) mm->grad = g.clone();
+      else mm->grad = mm->grad + g;
+    }
+    return Tensor();
+  });
+  m.retains_grad = true;
+}
+
+bool Tensor::retains_grad() const {
+  AutogradMeta* m = meta_or_null(*this);
+  return m && m->retains_grad;
+}
+
+int Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) const {
+  EMBER_CHECK(requires_grad(), "cannot register a hook on a tensor that doesn't require gradient");
+  AutogradMeta& m = meta(*this);
+  if (m.grad_fn) return m.grad_fn->add_pre_hook(m.output_nr, std::move(hook));
+  int id = next_hook_id();
+  m.leaf_hooks.emplace_back(id, std::move(hook));
+  return id;
+}
+
+void Tensor::remove_hook(int handle) const {
+  AutogradMeta* m = meta_or_null(*this);
+  if (!m) return;
+  if (m->grad_fn) m->grad_fn->remove_pre_hook(handle);
+  for (auto it = m->leaf_hooks.begin(); it != m->leaf_hooks.end(); ++it)
+    if (it->first == handle) { m->leaf_hooks.erase(it); return; }
+}
+
+Tensor& Tensor::detach_() {
+  if (AutogradMeta* m = meta_or_null(*this)) {
+    m->grad_fn.reset();
+    m->output_nr = 0;
+  }
+  impl()->requires_grad = false;
+  return *this;
+}
+
+}  // namespace ember
