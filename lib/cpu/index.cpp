@@ -37,11 +37,14 @@ Tensor index_offsets(const Tensor& self, const TensorList& indices,
     const int64_t size = self.sizes()[d], stride = self.strides()[d];
     const char* base = static_cast<const char*>(idx.data_ptr());
     BadIndex bad;
-    for_each_block<1>(g.index_shape, {byte_strides_without(idx, -1)}, 1,
-                      [&](int64_t first, int64_t n, const std::array<const int64_t*, 1>& offs) {
+    for_each_run<1>(g.index_shape, {byte_strides_without(idx, -1)}, 1,
+                    [&](int64_t first, int64_t n, const std::array<int64_t, 1>& at,
+                        const std::array<int64_t, 1>& step) {
+      const int64_t* ip = reinterpret_cast<const int64_t*>(base + at[0]);
+      const int64_t is = step[0] / 8;
       for (int64_t p = 0; p < n; ++p) {
-        int64_t i = *reinterpret_cast<const int64_t*>(base + offs[0][p]);
-        int64_t given = i;
+        int64_t i = ip[p * is];
+        const int64_t given = i;
         if (i < 0) i += size;
         if (i < 0 || i >= size) {
           bad.record(given);
@@ -187,17 +190,18 @@ void nonzero_kernel(OpCall& c) {
   const int64_t chunks = (numel + kChunk - 1) / kChunk;
   std::vector<int64_t> counts(static_cast<size_t>(chunks) + 1, 0);
   const DimVector& sizes = self.sizes();
-  std::array<DimVector, 1> strides{byte_strides_without(self, -1)};
+  const RunGeometry<1> geo = coalesce<1>(sizes, {byte_strides_without(self, -1)});
   const char* base = static_cast<const char*>(self.data_ptr());
   Tensor out;
   EMBER_DISPATCH_ALL(self.dtype(), "nonzero", [&] {
     auto for_chunk = [&](int64_t ch, auto&& on_nonzero) {
       int64_t b = ch * kChunk, e = std::min(numel, b + kChunk);
-      for_each_block_in<1>(sizes, strides, b, e,
-                           [&](int64_t first, int64_t n, const std::array<const int64_t*, 1>& offs) {
+      for_each_run_in<1>(geo, b, e, [&](int64_t first, int64_t n, const std::array<int64_t, 1>& at,
+                                        const std::array<int64_t, 1>& step) {
+        const scalar_t* x = reinterpret_cast<const scalar_t*>(base + at[0]);
+        const int64_t xs = step[0] / static_cast<int64_t>(sizeof(scalar_t));
         for (int64_t p = 0; p < n; ++p)
-          if (convert<bool>(*reinterpret_cast<const scalar_t*>(base + offs[0][p])))
-            on_nonzero(first + p);
+          if (convert<bool>(x[p * xs])) on_nonzero(first + p);
       });
     };
     parallel_for(0, chunks, 1, [&](int64_t b, int64_t e) {

@@ -54,7 +54,12 @@ Tensor spread_index(const Tensor& index, const Tensor& like, int64_t dim) {
   throw Error(msg);
 }
 
-// out[p, j] = self[p, index[p, j]] along dim, over the positions of index.
+// Element strides (a byte stride over sizeof(T)).
+template <typename T>
+inline int64_t el(int64_t bytes) { return bytes / static_cast<int64_t>(sizeof(T)); }
+
+// out[p, j] = self[p, index[p, j]] along dim, over the positions of index. When
+// dim is the innermost dim the j loop runs inside (contiguous), else outside.
 void gather_loop(const Tensor& out, const Tensor& self, const Tensor& index, int64_t dim,
                  const char* op) {
   DimOperand o = dim_operand(out, dim), s = dim_operand(self, dim), ix = dim_operand(index, dim);
@@ -63,20 +68,53 @@ void gather_loop(const Tensor& out, const Tensor& self, const Tensor& index, int
   BadIndex bad;
   with_element_size(out.element_size(), [&](auto tag) {
     using T = decltype(tag);
-    for_each_block<3>(sizes_without(index, dim), {o.strides, s.strides, ix.strides}, len,
-                      [&](int64_t, int64_t n, const std::array<const int64_t*, 3>& offs) {
-      auto body = [&](int64_t p, int64_t j) {
-        int64_t i = *reinterpret_cast<const int64_t*>(ix.base + offs[2][p] + j * ix.dim_stride);
-        if (i < 0 || i >= size) return bad.record(i);
-        *reinterpret_cast<T*>(o.base + offs[0][p] + j * o.dim_stride) =
-            *reinterpret_cast<const T*>(s.base + offs[1][p] + i * s.dim_stride);
-      };
+    const int64_t od = el<T>(o.dim_stride), sd = el<T>(s.dim_stride), id = el<int64_t>(ix.dim_stride);
+    for_each_run<3>(sizes_without(index, dim), {o.strides, s.strides, ix.strides}, len,
+                    [&](int64_t, int64_t n, const std::array<int64_t, 3>& base,
+                        const std::array<int64_t, 3>& step) {
+      T* op = reinterpret_cast<T*>(o.base + base[0]);
+      const T* sp = reinterpret_cast<const T*>(s.base + base[1]);
+      const int64_t* ip = reinterpret_cast<const int64_t*>(ix.base + base[2]);
+      const int64_t ps = el<T>(step[0]), ss = el<T>(step[1]), is = el<int64_t>(step[2]);
       if (dim_inner) {
-        for (int64_t p = 0; p < n; ++p)
-          for (int64_t j = 0; j < len; ++j) body(p, j);
+        // Branch-free: an index out of range reads element 0 and is reported after the loop.
+        for (int64_t p = 0; p < n; ++p) {
+          const int64_t* ipp = ip + p * is;
+          const T* spp = sp + p * ss;
+          T* opp = op + p * ps;
+          bool ok = true;
+          for (int64_t j = 0; j < len; ++j) {
+            const int64_t i = ipp[j * id];
+            const bool in = static_cast<uint64_t>(i) < static_cast<uint64_t>(size);
+            ok &= in;
+            opp[j * od] = spp[(in ? i : 0) * sd];
+          }
+          if (__builtin_expect(!ok, 0))
+            for (int64_t j = 0; j < len; ++j)
+              if (static_cast<uint64_t>(ipp[j * id]) >= static_cast<uint64_t>(size)) bad.record(ipp[j * id]);
+        }
       } else {
-        for (int64_t j = 0; j < len; ++j)
-          for (int64_t p = 0; p < n; ++p) body(p, j);
+        for (int64_t j = 0; j < len; ++j) {
+          if (is == 0) {  // one index for the whole run (index_select, broadcast index): a row copy
+            const int64_t i = ip[j * id];
+            if (static_cast<uint64_t>(i) >= static_cast<uint64_t>(size)) {
+              bad.record(i);
+              continue;
+            }
+            const T* src = sp + i * sd;
+            T* dst = op + j * od;
+            for (int64_t p = 0; p < n; ++p) dst[p * ps] = src[p * ss];
+            continue;
+          }
+          for (int64_t p = 0; p < n; ++p) {
+            const int64_t i = ip[p * is + j * id];
+            if (static_cast<uint64_t>(i) >= static_cast<uint64_t>(size)) {
+              bad.record(i);
+              continue;
+            }
+            op[p * ps + j * od] = sp[p * ss + i * sd];
+          }
+        }
       }
     });
   });
@@ -108,7 +146,8 @@ Reduce parse_reduce(const std::string& s) {
 }
 
 // self[p, index[p, j]] (op)= src[p, j] (or value when src is undefined), over
-// the positions of index. T is the element type; R the reduction.
+// the positions of index. T is the element type; R the reduction. Positions of
+// one run write distinct elements of self, so runs may go in parallel.
 template <typename T, Reduce R>
 void scatter_loop(const Tensor& self, const Tensor& index, const Tensor& src, T value,
                   int64_t dim, bool wrap, BadIndex& bad) {
@@ -116,25 +155,35 @@ void scatter_loop(const Tensor& self, const Tensor& index, const Tensor& src, T 
   DimOperand v = src.defined() ? dim_operand(src, dim) : DimOperand{nullptr, ix.strides, 0, 0};
   const bool has_src = src.defined();
   const int64_t len = ix.dim_size, size = s.dim_size;
-  for_each_block<3>(sizes_without(index, dim), {s.strides, ix.strides, v.strides}, len,
-                    [&](int64_t, int64_t n, const std::array<const int64_t*, 3>& offs) {
-    for (int64_t j = 0; j < len; ++j)
-      for (int64_t p = 0; p < n; ++p) {
-        int64_t i = *reinterpret_cast<const int64_t*>(ix.base + offs[1][p] + j * ix.dim_stride);
-        const int64_t given = i;
-        if (i < 0 && wrap) i += size;
-        if (i < 0 || i >= size) {
-          bad.record(given);
-          continue;
-        }
-        T x = has_src ? *reinterpret_cast<const T*>(v.base + offs[2][p] + j * v.dim_stride) : value;
-        T* dst = reinterpret_cast<T*>(s.base + offs[0][p] + i * s.dim_stride);
-        if constexpr (R == Reduce::None) *dst = x;
-        else if constexpr (R == Reduce::Add)
-          *dst = convert<T>(static_cast<opmath_t<T>>(*dst) + static_cast<opmath_t<T>>(x));
-        else
-          *dst = convert<T>(static_cast<opmath_t<T>>(*dst) * static_cast<opmath_t<T>>(x));
-      }
+  const bool dim_inner = dim == index.dim() - 1;
+  const int64_t sd = el<T>(s.dim_stride), id = el<int64_t>(ix.dim_stride), vd = el<T>(v.dim_stride);
+  for_each_run<3>(sizes_without(index, dim), {s.strides, ix.strides, v.strides}, len,
+                  [&](int64_t, int64_t n, const std::array<int64_t, 3>& base,
+                      const std::array<int64_t, 3>& step) {
+    T* sp = reinterpret_cast<T*>(s.base + base[0]);
+    const int64_t* ip = reinterpret_cast<const int64_t*>(ix.base + base[1]);
+    const T* vp = has_src ? reinterpret_cast<const T*>(v.base + base[2]) : nullptr;
+    const int64_t ss = el<T>(step[0]), is = el<int64_t>(step[1]), vs = el<T>(step[2]);
+    auto one = [&](int64_t p, int64_t j) {
+      int64_t i = ip[p * is + j * id];
+      const int64_t given = i;
+      if (i < 0 && wrap) i += size;
+      if (__builtin_expect(i < 0 || i >= size, 0)) return bad.record(given);
+      T x = has_src ? vp[p * vs + j * vd] : value;
+      T* dst = sp + p * ss + i * sd;
+      if constexpr (R == Reduce::None) *dst = x;
+      else if constexpr (R == Reduce::Add)
+        *dst = convert<T>(static_cast<opmath_t<T>>(*dst) + static_cast<opmath_t<T>>(x));
+      else
+        *dst = convert<T>(static_cast<opmath_t<T>>(*dst) * static_cast<opmath_t<T>>(x));
+    };
+    if (dim_inner) {
+      for (int64_t p = 0; p < n; ++p)
+        for (int64_t j = 0; j < len; ++j) one(p, j);
+    } else {
+      for (int64_t j = 0; j < len; ++j)
+        for (int64_t p = 0; p < n; ++p) one(p, j);
+    }
   });
 }
 
@@ -213,21 +262,24 @@ void index_add_kernel(OpCall& c) {
   EMBER_DISPATCH_ALL(self.dtype(), c.name(), [&] {
     using acc_t = opmath_t<scalar_t>;
     const acc_t alpha = c.attr(1).to_scalar().to<acc_t>();
-    for_each_block<2>(sizes_without(source, dim), {s.strides, v.strides}, n_index,
-                      [&](int64_t, int64_t n, const std::array<const int64_t*, 2>& offs) {
+    const int64_t sd = el<scalar_t>(s.dim_stride), vd = el<scalar_t>(v.dim_stride);
+    for_each_run<2>(sizes_without(source, dim), {s.strides, v.strides}, n_index,
+                    [&](int64_t, int64_t n, const std::array<int64_t, 2>& base,
+                        const std::array<int64_t, 2>& step) {
+      scalar_t* sp = reinterpret_cast<scalar_t*>(s.base + base[0]);
+      const scalar_t* vp = reinterpret_cast<const scalar_t*>(v.base + base[1]);
+      const int64_t ss = el<scalar_t>(step[0]), vs = el<scalar_t>(step[1]);
       for (int64_t j = 0; j < n_index; ++j) {
-        int64_t i = idx[j * idx_stride];
+        const int64_t i = idx[j * idx_stride];
         if (i < 0 || i >= s.dim_size) {
           bad.record(i);
           continue;
         }
-        char* dst = s.base + i * s.dim_stride;
-        const char* src = v.base + j * v.dim_stride;
-        for (int64_t p = 0; p < n; ++p) {
-          scalar_t* d = reinterpret_cast<scalar_t*>(dst + offs[0][p]);
-          acc_t x = static_cast<acc_t>(*reinterpret_cast<const scalar_t*>(src + offs[1][p]));
-          *d = convert<scalar_t>(static_cast<acc_t>(*d) + alpha * x);
-        }
+        scalar_t* dst = sp + i * sd;
+        const scalar_t* src = vp + j * vd;
+        for (int64_t p = 0; p < n; ++p)
+          dst[p * ss] = convert<scalar_t>(static_cast<acc_t>(dst[p * ss]) +
+                                          alpha * static_cast<acc_t>(src[p * vs]));
       }
     });
   });

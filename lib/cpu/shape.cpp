@@ -1,6 +1,8 @@
 // Kernels that rearrange whole tensors: cat, flip, tril, triu. cat and flip are
 // copies between restrided views (done by the copy_ kernel, which casts and
 // vectorizes); tril/triu keep or zero each element of the last two dims.
+#include <algorithm>
+
 #include "cpu/index_loops.h"
 #include "ember/ops/factories.h"
 
@@ -57,18 +59,23 @@ void triangle_kernel(OpCall& c) {
   const int64_t os = out.strides()[nd - 1], is = self.strides()[nd - 1];
   char* ob = static_cast<char*>(out.data_ptr());
   const char* ib = static_cast<const char*>(self.data_ptr());
+  // k clamped so that i + k cannot overflow; beyond the matrix it changes nothing.
+  const int64_t kk = std::clamp<int64_t>(k, -(rows + 1), cols + 1);
   with_element_size(self.element_size(), [&](auto tag) {
     using T = decltype(tag);
-    for_each_block<2>(row_sizes, {out_strides, in_strides}, cols,
-                      [&](int64_t first, int64_t n, const std::array<const int64_t*, 2>& offs) {
+    for_each_run<2>(row_sizes, {out_strides, in_strides}, cols,
+                    [&](int64_t first, int64_t n, const std::array<int64_t, 2>& at,
+                        const std::array<int64_t, 2>& step) {
       for (int64_t p = 0; p < n; ++p) {
         const int64_t i = (first + p) % rows;
-        T* o = reinterpret_cast<T*>(ob + offs[0][p]);
-        const T* in = reinterpret_cast<const T*>(ib + offs[1][p]);
-        for (int64_t j = 0; j < cols; ++j) {
-          bool keep = Lower ? j - i <= k : j - i >= k;
-          o[j * os] = keep ? in[j * is] : T{0};  // all-zero bits are 0 in every dtype
-        }
+        T* o = reinterpret_cast<T*>(ob + at[0] + p * step[0]);
+        const T* in = reinterpret_cast<const T*>(ib + at[1] + p * step[1]);
+        // tril keeps j <= i + k, triu keeps j >= i + k; all-zero bits are 0 in every dtype
+        const int64_t split = std::clamp<int64_t>(i + kk + (Lower ? 1 : 0), 0, cols);
+        const int64_t from = Lower ? 0 : split, to = Lower ? split : cols;
+        for (int64_t j = 0; j < from; ++j) o[j * os] = T{0};
+        for (int64_t j = from; j < to; ++j) o[j * os] = in[j * is];
+        for (int64_t j = to; j < cols; ++j) o[j * os] = T{0};
       }
     });
   });

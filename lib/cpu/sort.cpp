@@ -5,6 +5,8 @@
 // sorts last ascending and first descending, and topk(largest) picks it first.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <limits>
 #include <numeric>
 
 #include "cpu/dtype_dispatch.h"
@@ -14,38 +16,82 @@
 namespace ember::cpu {
 namespace {
 
-template <typename K>
-inline bool is_nan(K v) {
-  if constexpr (std::is_floating_point_v<K>) return std::isnan(v);
-  else return false;
-}
-
-// a < b in Note [NaN order].
+// a < b in Note [NaN order] (for the row comparisons of unique(dim)).
 template <typename K>
 inline bool nan_last_less(K a, K b) {
   if constexpr (std::is_floating_point_v<K>) return (!std::isnan(a) && std::isnan(b)) || a < b;
   else return a < b;
 }
 
-template <typename K>
-struct Entry {
-  K key;
-  int64_t index;
-};
+// Note [Sort keys]: each element becomes an unsigned key whose integer order is
+// Note [NaN order]: a float's bits are flipped to two's-complement order, -0.0
+// counts as 0.0, every NaN is the largest key; a signed integer has its sign bit
+// flipped. Descending order uses ~key. Ties break by index, so every sort is stable.
+template <typename T>
+using key_t = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
 
-// Sorts `entries` (key order per Note [NaN order], then by index, so equal keys keep
-// their order: a stable sort at the price of an unstable one).
-template <typename K>
-void sort_entries(std::vector<Entry<K>>& e, bool descending) {
-  if (descending)
-    std::sort(e.begin(), e.end(), [](const Entry<K>& a, const Entry<K>& b) {
-      return nan_last_less(b.key, a.key) || (!nan_last_less(a.key, b.key) && a.index < b.index);
-    });
-  else
-    std::sort(e.begin(), e.end(), [](const Entry<K>& a, const Entry<K>& b) {
-      return nan_last_less(a.key, b.key) || (!nan_last_less(b.key, a.key) && a.index < b.index);
-    });
+template <typename T>
+inline key_t<T> sort_key(T v) {
+  using U = key_t<T>;
+  if constexpr (is_float_v<T>) {
+    using F = std::conditional_t<sizeof(T) == 8, double, float>;
+    F f = static_cast<F>(v);
+    if (std::isnan(f)) return std::numeric_limits<U>::max();
+    if (f == 0) f = 0;
+    U u;
+    std::memcpy(&u, &f, sizeof(U));
+    constexpr U sign = U(1) << (sizeof(U) * 8 - 1);
+    return (u & sign) ? ~u : (u | sign);
+  } else if constexpr (std::is_signed_v<T>) {
+    return static_cast<U>(static_cast<U>(static_cast<int64_t>(v)) ^ (U(1) << (sizeof(U) * 8 - 1)));
+  } else {
+    return static_cast<U>(v);
+  }
 }
+
+// Puts the first `keep` entries of e in order (all of them when keep == size).
+template <typename E>
+void order_first(std::vector<E>& e, int64_t keep) {
+  const int64_t n = static_cast<int64_t>(e.size());
+  if (keep >= n) {
+    std::sort(e.begin(), e.end());
+  } else if (keep * 16 < n) {
+    std::partial_sort(e.begin(), e.begin() + keep, e.end());
+  } else if (keep > 0) {
+    std::nth_element(e.begin(), e.begin() + keep - 1, e.end());
+    std::sort(e.begin(), e.begin() + keep);
+  }
+}
+
+// Orders the elements of one slice by Note [Sort keys]. A 32-bit key and its
+// index share one uint64 (one integer compare per comparison) when they fit.
+template <typename T>
+class SliceSorter {
+ public:
+  // x[j * stride] for j < len; afterwards index(j) for j < keep is the j-th in order.
+  void run(const T* x, int64_t stride, int64_t len, int64_t keep, bool descending) {
+    const key_t<T> flip = descending ? ~key_t<T>(0) : key_t<T>(0);
+    packed_mode_ = sizeof(key_t<T>) == 4 && len <= int64_t(UINT32_MAX);
+    if (packed_mode_) {
+      packed_.resize(static_cast<size_t>(len));
+      for (int64_t j = 0; j < len; ++j)
+        packed_[j] = (uint64_t(sort_key(x[j * stride]) ^ flip) << 32) | uint64_t(j);
+      order_first(packed_, keep);
+    } else {
+      wide_.resize(static_cast<size_t>(len));
+      for (int64_t j = 0; j < len; ++j) wide_[j] = {sort_key(x[j * stride]) ^ flip, j};
+      order_first(wide_, keep);
+    }
+  }
+  int64_t index(int64_t j) const {
+    return packed_mode_ ? static_cast<int64_t>(packed_[j] & 0xffffffffu) : wide_[j].second;
+  }
+
+ private:
+  bool packed_mode_ = true;
+  std::vector<uint64_t> packed_;
+  std::vector<std::pair<key_t<T>, int64_t>> wide_;
+};
 
 struct SliceIO {
   DimVector outer;                    // sizes of every dim but dim
@@ -65,29 +111,31 @@ SliceIO slice_io(const Tensor& values, const Tensor& indices, const Tensor& self
   return io;
 }
 
-// For each slice along dim: load (key, index) entries, order them with `order`
-// (which may keep only the first `keep`), write values and indices.
-template <typename scalar_t, typename Order>
+// For each slice along dim: order it (Note [Sort keys]) and write the first
+// `keep` values and indices.
+template <typename scalar_t>
 void per_slice(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t dim,
-               int64_t keep, const Order& order) {
-  using K = opmath_t<scalar_t>;
+               int64_t keep, bool descending) {
   const int64_t len = self.sizes()[dim];
   SliceIO io = slice_io(values, indices, self, dim);
   char* vb = static_cast<char*>(values.data_ptr());
   char* ib = static_cast<char*>(indices.data_ptr());
   const char* sb = static_cast<const char*>(self.data_ptr());
-  for_each_block<3>(io.outer, io.strides, len * 8,
-                    [&](int64_t, int64_t n, const std::array<const int64_t*, 3>& offs) {
-    std::vector<Entry<K>> e(static_cast<size_t>(len));
+  const int64_t ss = io.ss / static_cast<int64_t>(sizeof(scalar_t));
+  const int64_t vs = io.vs / static_cast<int64_t>(sizeof(scalar_t)), is = io.is / 8;
+  for_each_run<3>(io.outer, io.strides, len * 8,
+                  [&](int64_t, int64_t n, const std::array<int64_t, 3>& at,
+                      const std::array<int64_t, 3>& step) {
+    SliceSorter<scalar_t> sorter;
     for (int64_t p = 0; p < n; ++p) {
-      const char* s = sb + offs[2][p];
-      for (int64_t j = 0; j < len; ++j)
-        e[j] = {static_cast<K>(*reinterpret_cast<const scalar_t*>(s + j * io.ss)), j};
-      order(e);
+      const scalar_t* x = reinterpret_cast<const scalar_t*>(sb + at[2] + p * step[2]);
+      scalar_t* v = reinterpret_cast<scalar_t*>(vb + at[0] + p * step[0]);
+      int64_t* ix = reinterpret_cast<int64_t*>(ib + at[1] + p * step[1]);
+      sorter.run(x, ss, len, keep, descending);
       for (int64_t j = 0; j < keep; ++j) {
-        *reinterpret_cast<scalar_t*>(vb + offs[0][p] + j * io.vs) =
-            *reinterpret_cast<const scalar_t*>(s + e[j].index * io.ss);
-        *reinterpret_cast<int64_t*>(ib + offs[1][p] + j * io.is) = e[j].index;
+        const int64_t i = sorter.index(j);
+        v[j * vs] = x[i * ss];
+        ix[j * is] = i;
       }
     }
   });
@@ -105,8 +153,8 @@ void sort_kernel(OpCall& c) {
   Tensor indices = empty(self.sizes(), opts.dtype(kInt64));
   if (self.numel()) {
     EMBER_DISPATCH_ALL(self.dtype(), "sort", [&] {
-      per_slice<scalar_t>(as_1d(values), as_1d(indices), as_1d(self), dim, as_1d(self).sizes()[dim],
-                          [descending](auto& e) { sort_entries(e, descending); });
+      per_slice<scalar_t>(as_1d(values), as_1d(indices), as_1d(self), dim,
+                          as_1d(self).sizes()[dim], descending);
     });
   }
   c.outputs.push_back(values);
@@ -127,15 +175,7 @@ void topk_kernel(OpCall& c) {
   Tensor indices = empty(sizes, opts.dtype(kInt64));
   if (values.numel()) {
     EMBER_DISPATCH_ALL(self.dtype(), "topk", [&] {
-      using K = opmath_t<scalar_t>;
-      per_slice<scalar_t>(as_1d(values), as_1d(indices), as_1d(self), dim, k, [&](auto& e) {
-        auto better = [largest](const Entry<K>& a, const Entry<K>& b) {
-          bool a_first = largest ? nan_last_less(b.key, a.key) : nan_last_less(a.key, b.key);
-          bool b_first = largest ? nan_last_less(a.key, b.key) : nan_last_less(b.key, a.key);
-          return a_first || (!b_first && a.index < b.index);
-        };
-        std::partial_sort(e.begin(), e.begin() + k, e.end(), better);
-      });
+      per_slice<scalar_t>(as_1d(values), as_1d(indices), as_1d(self), dim, k, largest);
     });
   }
   c.outputs.push_back(values);
@@ -144,8 +184,8 @@ void topk_kernel(OpCall& c) {
 
 // ---- unique --------------------------------------------------------------------------
 
-// Unique elements of the flattened self: sort (key, position) entries, then
-// each run of equal keys is one value (NaN != NaN, so each NaN is its own run).
+// Unique elements of the flattened self: sort, then each run of equal values is
+// one value (NaN != NaN, so each NaN is its own run, as in PyTorch).
 template <typename scalar_t>
 void unique_flat(const Tensor& self, Tensor& values, Tensor& inverse, Tensor& counts) {
   using K = opmath_t<scalar_t>;
@@ -153,12 +193,15 @@ void unique_flat(const Tensor& self, Tensor& values, Tensor& inverse, Tensor& co
   Tensor flat = empty(self.sizes(), TensorOptions(self.dtype()).device(self.device()));
   copy_into(flat, self);  // row-major order
   const scalar_t* x = flat.data_ptr<scalar_t>();
-  std::vector<Entry<K>> e(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) e[i] = {static_cast<K>(x[i]), i};
-  sort_entries(e, false);
-  std::vector<int64_t> starts;
-  for (int64_t i = 0; i < n; ++i)
-    if (i == 0 || !(e[i].key == e[i - 1].key)) starts.push_back(i);
+  SliceSorter<scalar_t> sorter;
+  sorter.run(x, 1, n, n, false);
+  std::vector<int64_t> order(static_cast<size_t>(n)), starts;
+  for (int64_t i = 0; i < n; ++i) {
+    order[i] = sorter.index(i);
+    // equal values (not equal keys) make a run: each NaN stays on its own
+    if (i == 0 || !(static_cast<K>(x[order[i]]) == static_cast<K>(x[order[i - 1]])))
+      starts.push_back(i);
+  }
   const int64_t u = static_cast<int64_t>(starts.size());
   TensorOptions opts = TensorOptions(kInt64).device(self.device());
   values = empty(IntList{u}, TensorOptions(self.dtype()).device(self.device()));
@@ -169,9 +212,9 @@ void unique_flat(const Tensor& self, Tensor& values, Tensor& inverse, Tensor& co
   int64_t* inv = inverse.data_ptr<int64_t>();
   for (int64_t r = 0; r < u; ++r) {
     int64_t end = r + 1 < u ? starts[r + 1] : n;
-    v[r] = x[e[starts[r]].index];
+    v[r] = x[order[starts[r]]];
     cnt[r] = end - starts[r];
-    for (int64_t i = starts[r]; i < end; ++i) inv[e[i].index] = r;
+    for (int64_t i = starts[r]; i < end; ++i) inv[order[i]] = r;
   }
 }
 
