@@ -7,6 +7,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "ember/device.h"
@@ -19,6 +20,7 @@ namespace ember {
 using IntList = std::vector<int64_t>;
 class Tensor;
 using TensorList = std::vector<Tensor>;
+class TensorIndex;  // one entry of x.index({...}) (ember/ops/shape_index.h)
 
 class Tensor {
  public:
