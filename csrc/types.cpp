@@ -3,6 +3,11 @@
 
 namespace ember::python {
 
+Device device_from(py::handle obj) {
+  if (py::isinstance<py::str>(obj)) return Device(obj.cast<std::string>());
+  return obj.cast<Device>();
+}
+
 void bind_types(py::module_& m) {
   py::enum_<DType> dtype(m, "dtype");
   for (int i = 0; i < kNumDTypes; ++i) {
