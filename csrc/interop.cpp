@@ -84,11 +84,14 @@ void bind_interop(py::module_& m, TensorClass& cls) {
   m.def("from_dlpack", &tensor_from_dlpack, py::arg("ext_tensor"));
 
   // ---- construction from Python data ------------------------------------------------
-  m.def("tensor", &tensor_from_data, py::arg("data"), py::kw_only(),
-        py::arg("dtype") = py::none(), py::arg("device") = py::none(),
-        py::arg("requires_grad") = false);
-  m.def("as_tensor", &as_tensor, py::arg("data"), py::arg("dtype") = py::none(),
-        py::arg("device") = py::none());
+  m.def("tensor", [](py::handle data, std::optional<DType> dtype, py::handle device,
+                     bool requires_grad) {
+    return tensor_from_data(data, dtype, device_arg(device), requires_grad);
+  }, py::arg("data"), py::kw_only(), py::arg("dtype") = py::none(),
+        py::arg("device") = py::none(), py::arg("requires_grad") = false);
+  m.def("as_tensor", [](py::handle data, std::optional<DType> dtype, py::handle device) {
+    return as_tensor(data, dtype, device_arg(device));
+  }, py::arg("data"), py::arg("dtype") = py::none(), py::arg("device") = py::none());
   m.def("is_tensor", [](py::handle obj) { return py::isinstance<Tensor>(obj); }, py::arg("obj"));
   m.def("is_floating_point", [](const Tensor& t) { return t.is_floating_point(); }, py::arg("input"));
   m.def("numel", [](const Tensor& t) { return t.numel(); }, py::arg("input"));

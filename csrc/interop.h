@@ -26,7 +26,8 @@ py::capsule tensor_to_dlpack(const Tensor& t, py::handle max_version, py::handle
 py::tuple tensor_dlpack_device(const Tensor& t);
 Tensor tensor_from_dlpack(py::handle obj);
 
-// ember.tensor / ember.as_tensor (tensor_new.cpp).
+// ember.tensor / ember.as_tensor (tensor_new.cpp). device: None, a str or an ember.device.
+std::optional<Device> device_arg(py::handle device);
 Tensor tensor_from_data(py::handle data, std::optional<DType> dtype, std::optional<Device> device,
                         bool requires_grad);
 Tensor as_tensor(py::handle data, std::optional<DType> dtype, std::optional<Device> device);

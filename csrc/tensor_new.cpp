@@ -211,6 +211,14 @@ Tensor from_python(py::handle data, std::optional<DType> dtype) {
 
 }  // namespace
 
+std::optional<Device> device_arg(py::handle device) {
+  if (device.is_none()) return std::nullopt;
+  if (py::isinstance<Device>(device)) return device.cast<Device>();
+  if (PyUnicode_Check(device.ptr())) return Device(device.cast<std::string>());  // names a bad one
+  throw TypeError(detail::str("expected a device (a str or an ember.device), got ",
+                              Py_TYPE(device.ptr())->tp_name));
+}
+
 Tensor tensor_from_data(py::handle data, std::optional<DType> dtype, std::optional<Device> device,
                         bool requires_grad) {
   Tensor result;
