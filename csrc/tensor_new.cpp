@@ -53,6 +53,11 @@ Tensor numpy_block(py::handle arr) {
   }
 }
 
+// Objects numpy converts without guessing: they describe their own memory.
+bool is_array_like(py::handle h) {
+  return py::hasattr(h, "__array_interface__") || py::hasattr(h, "__array__");
+}
+
 Item classify(PyObject* o) {
   if (PyFloat_CheckExact(o)) return leaf(Scalar(PyFloat_AS_DOUBLE(o)), default_dtype());
   if (PyLong_CheckExact(o)) return leaf(int_value(o), kInt64);
@@ -73,6 +78,12 @@ Item classify(PyObject* o) {
     py::object arr = py::module_::import("numpy").attr("asarray")(h);
     Tensor t = numpy_block(arr);
     return leaf(t.item(), t.dtype());
+  }
+  if (is_array_like(h)) {  // a torch tensor, a pandas series, ...: through numpy
+    py::object arr = py::module_::import("numpy").attr("asarray")(h);
+    Tensor t = numpy_block(arr);
+    if (t.dim() == 0) return leaf(t.item(), t.dtype());
+    return {Item::kBlock, {}, t.dtype(), t};
   }
   if (PyComplex_Check(o))
     throw TypeError("ember.tensor: complex numbers are not supported");
@@ -225,7 +236,8 @@ Tensor tensor_from_data(py::handle data, std::optional<DType> dtype, std::option
   if (py::isinstance<Tensor>(data)) {
     Tensor src = py::cast<const Tensor&>(data).detach();
     result = src.to(device.value_or(src.device()), dtype.value_or(src.dtype()), false, true);
-  } else if (is_numpy_array(data) || is_numpy_scalar(data)) {
+  } else if (is_numpy_array(data) || is_numpy_scalar(data) ||
+             (!PyList_Check(data.ptr()) && !PyTuple_Check(data.ptr()) && is_array_like(data))) {
     Tensor src = numpy_block(py::module_::import("numpy").attr("asarray")(data));
     result = src.to(device.value_or(kCPU), dtype.value_or(src.dtype()), false, true);
   } else {

@@ -331,3 +331,18 @@ def test_format_of_0_dim_tensors():
     assert f"{ember.tensor(3.14159):.2f}" == "3.14"
     assert f"{ember.tensor(7):>3}" == "  7"
     assert f"{ember.tensor([1, 2])}" == "tensor([1, 2])"
+
+
+@needs_torch
+def test_tensor_from_torch_tensors():
+    src = torch.arange(6, dtype=torch.int16).reshape(2, 3)
+    t = ember.tensor(src)
+    assert t.dtype == ember.int16 and t.tolist() == src.tolist()
+    assert ember.tensor([torch.tensor(1.5), torch.tensor(2.5)]).tolist() == [1.5, 2.5]
+
+
+def test_numpy_operators_defer_to_ember():
+    if not hasattr(ember.Tensor, "__radd__"):
+        pytest.skip("Tensor.__radd__ comes with the elementwise ops")
+    r = np.ones(2, np.float32) + ember.tensor([1.0, 2.0])
+    assert isinstance(r, ember.Tensor) and r.tolist() == [2.0, 3.0]
