@@ -3,6 +3,7 @@
 // hashing, pickling, copying, the requires_grad flag). The work is in size.cpp,
 // numpy_interop.cpp, dlpack.cpp and tensor_new.cpp.
 #include <cstring>
+#include <limits>
 
 #include "interop.h"
 
@@ -40,11 +41,21 @@ Tensor tensor_from_bytes(py::handle data, const std::string& dtype_str, py::hand
   } catch (const py::cast_error&) {
     throw TypeError("_rebuild_tensor: the shape must be a sequence of ints");
   }
-  Tensor t = empty(shape, TensorOptions(dtype));  // checks sizes and their product
+  // The byte count is checked before anything is allocated: a crafted shape must
+  // not make ember reserve memory the data does not back.
+  DimVector sizes(shape.begin(), shape.end());
+  int64_t numel = 1;
+  for (int64_t s : shape) {
+    EMBER_CHECK(s >= 0, "_rebuild_tensor: trying to create a tensor with negative dimension ", s,
+                ": ", shape_str(sizes));
+    numel = s == 0 || numel <= std::numeric_limits<int64_t>::max() / 16 / s ? numel * s : -1;
+    EMBER_CHECK_VALUE(numel >= 0, "_rebuild_tensor: shape ", shape_str(sizes), " is too large");
+  }
   auto n = static_cast<size_t>(PyBytes_GET_SIZE(data.ptr()));
-  EMBER_CHECK_VALUE(n == static_cast<size_t>(t.nbytes()), "_rebuild_tensor: ", n,
-                    " bytes do not make a tensor of shape ", shape_str(t.sizes()), " and dtype ",
+  EMBER_CHECK_VALUE(n == static_cast<size_t>(numel) * itemsize(dtype), "_rebuild_tensor: ", n,
+                    " bytes do not make a tensor of shape ", shape_str(sizes), " and dtype ",
                     dtype_name(dtype));
+  Tensor t = empty(shape, TensorOptions(dtype));
   const char* src = PyBytes_AS_STRING(data.ptr());
   if (dtype == kBool)  // any byte but 0 or 1 would be an invalid bool
     for (size_t i = 0; i < n; ++i)

@@ -182,7 +182,7 @@ T convert_checked(const Scalar& v) {
     }
     int64_t i = v.to_int();
     bool bad = std::is_signed_v<T> ? i < static_cast<int64_t>(Lim::min()) || i > static_cast<int64_t>(Lim::max())
-                                   : i > static_cast<int64_t>(Lim::max()) || (i < 0 && -i > static_cast<int64_t>(Lim::max()));
+                                   : i > static_cast<int64_t>(Lim::max()) || i < -static_cast<int64_t>(Lim::max());
     if (bad) overflow(dtype_of<T>::value);
     return static_cast<T>(i);
   } else {

@@ -117,6 +117,12 @@ CASES = [
      r"expected bytes"),
     ("_rebuild_tensor with a negative size", lambda: ember._rebuild_tensor(b"", "float32", (-1,)),
      RuntimeError, r"negative dimension"),
+    ("_rebuild_tensor with a huge shape", lambda: ember._rebuild_tensor(b"", "float32", (2**40, 2**40)),
+     ValueError, r"too large"),
+    ("_rebuild_tensor with a big shape and few bytes", lambda: ember._rebuild_tensor(b"", "int8", (2**40,)),
+     ValueError, r"0 bytes do not make a tensor of shape \[1099511627776\]"),
+    ("tensor of the most negative int as uint8",
+     lambda: ember.tensor([-2**63], dtype=ember.uint8), RuntimeError, r"uint8 without overflow"),
     # ---- printing options ---------------------------------------------------------------
     ("negative precision", lambda: ember.set_printoptions(precision=-1), ValueError,
      r"precision must be >= 0"),
