@@ -19,7 +19,7 @@ def to_ember(a, dtype=None):
     """A fresh contiguous ember tensor with the values (and dtype) of numpy array a."""
     a = np.asarray(a)
     if hasattr(ember, "from_numpy"):
-        t = ember.from_numpy(np.ascontiguousarray(a)).clone()
+        t = ember.from_numpy(np.array(a, order="C", copy=True)).clone()  # (ascontiguousarray makes 0-d arrays 1-d)
     else:
         flat = a.reshape(-1)
         t = ember.empty(list(a.shape), dtype=_NP_TO_EMBER[a.dtype])
