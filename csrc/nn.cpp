@@ -69,6 +69,15 @@ void bind_norms(py::module_& m) {
     return group_norm(input, num_groups, opt(weight), opt(bias), eps);
   }, py::arg("input"), py::arg("num_groups"), py::arg("weight") = py::none(),
      py::arg("bias") = py::none(), py::arg("eps") = 1e-5);
+  // torch.native_group_norm's signature: the sizes are given, and checked against the input.
+  m.def("native_group_norm", [](const Tensor& input, const OptTensor& weight, const OptTensor& bias,
+                                int64_t N, int64_t C, int64_t HxW, int64_t group, double eps) {
+    EMBER_CHECK(input.dim() >= 2 && input.size(0) == N && input.size(1) == C &&
+                    N * C * HxW == input.numel(),
+                "native_group_norm: N=", N, ", C=", C, ", HxW=", HxW, " do not describe ", describe(input));
+    return native_group_norm(input, group, opt(weight), opt(bias), eps);
+  }, py::arg("input"), py::arg("weight"), py::arg("bias"), py::arg("N"), py::arg("C"),
+     py::arg("HxW"), py::arg("group"), py::arg("eps"));
 }
 
 void bind_dropout_embedding(py::module_& m) {

@@ -13,12 +13,18 @@ namespace ember::cpu {
 namespace {
 
 // Source index of output index o along a dim of `size` padded by (left, right).
-int64_t source_index(int64_t o, int64_t size, int64_t left, const std::string& mode) {
+int64_t source_index(int64_t o, int64_t size, int64_t left, int64_t right, const std::string& mode) {
+  if (mode == "circular") {
+    // PyTorch crops (negative pads) first, then wraps around what is left.
+    const int64_t crop_left = std::max<int64_t>(-left, 0);
+    const int64_t kept = size - crop_left - std::max<int64_t>(-right, 0);
+    const int64_t j = o - std::max<int64_t>(left, 0);
+    return ((j % kept) + kept) % kept + crop_left;
+  }
   int64_t j = o - left;
   if (j >= 0 && j < size) return j;
   if (mode == "constant") return -1;
   if (mode == "replicate") return j < 0 ? 0 : size - 1;
-  if (mode == "circular") return ((j % size) + size) % size;
   // reflect (about the edge elements, which are not repeated); pad < size.
   if (j < 0) return -j;
   return 2 * (size - 1) - j;
@@ -71,7 +77,7 @@ void pad_kernel(OpCall& c) {
     const int64_t left = i < k ? pad[2 * i] : 0, right = i < k ? pad[2 * i + 1] : 0;
     out_sizes[d] = x.size(d) + left + right;
     maps[d].resize(static_cast<size_t>(out_sizes[d]));
-    for (int64_t o = 0; o < out_sizes[d]; ++o) maps[d][o] = source_index(o, x.size(d), left, mode);
+    for (int64_t o = 0; o < out_sizes[d]; ++o) maps[d][o] = source_index(o, x.size(d), left, right, mode);
   }
   Tensor out = empty(out_sizes, TensorOptions(x.dtype()));
   c.outputs.push_back(out);

@@ -28,7 +28,8 @@ void check_non_constant_pad(const Tensor& input, const IntList& pad, const std::
                   "corresponding input dimension for mode 'reflect', but got padding (", left, ", ",
                   right, ") at dimension ", d, " of input ", shape_str(input.sizes()));
     else if (mode == "circular")
-      EMBER_CHECK(left <= size && right <= size, "pad: padding (", left, ", ", right,
+      EMBER_CHECK(left <= size && right <= size && size + std::min<int64_t>(left, 0) +
+                  std::min<int64_t>(right, 0) > 0, "pad: padding (", left, ", ", right,
                   ") at dimension ", d, " of input ", shape_str(input.sizes()),
                   " causes wrapping around more than once with mode 'circular'");
     EMBER_CHECK(size > 0, "pad: mode '", mode, "' needs a non-empty dimension ", d, ", got input ",
