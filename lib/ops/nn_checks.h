@@ -27,4 +27,13 @@ inline void check_param_dtype(const Tensor& p, const Tensor& input, const char* 
               " like the input, got ", dtype_name(p.dtype()));
 }
 
+// Whether a tensor of shape `from` broadcasts to exactly `to` (no growth of `to`).
+inline bool broadcasts_to(const DimVector& from, const DimVector& to) {
+  if (from.size() > to.size()) return false;
+  const size_t lead = to.size() - from.size();
+  for (size_t i = 0; i < from.size(); ++i)
+    if (from[i] != 1 && from[i] != to[lead + i]) return false;
+  return true;
+}
+
 }  // namespace ember::nn_checks

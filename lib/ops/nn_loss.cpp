@@ -131,7 +131,7 @@ Tensor pair_loss(OpId id, const Tensor& input, const Tensor& target, const std::
 Tensor binary_weight(const Tensor& w, const Tensor& input, const char* op, const char* name) {
   if (!w.defined()) return w;
   check_floating(w, op, name);
-  EMBER_CHECK(broadcast_shapes(w.sizes(), input.sizes(), op) == input.sizes(), op, ": ", name,
+  EMBER_CHECK(broadcasts_to(w.sizes(), input.sizes()), op, ": ", name,
               " of shape ", shape_str(w.sizes()), " does not broadcast to the input's shape ",
               shape_str(input.sizes()));
   return w.to(input.dtype());
