@@ -9,6 +9,7 @@
 
 #include "cpu/loops.h"
 #include "cpu/nn_common.h"
+#include "cpu/vec_math.h"
 #include "dispatch/dispatcher.h"
 #include "ember/ops/nn.h"
 
@@ -20,7 +21,7 @@ constexpr int64_t kNone = static_cast<int64_t>(Reduction::None);
 // sum of f(a[i], b[i]) over n contiguous pairs: vectorized blocks in opmath, added in double.
 // (Outside the dtype-dispatch macro: a #pragma cannot sit in a macro argument.)
 template <typename T, typename F>
-double fused_sum(const T* a, const T* b, int64_t n, const F& f) {
+EMBER_CLONES double fused_sum(const T* a, const T* b, int64_t n, const F& f) {
   using acc_t = opmath_t<T>;
   double total = 0;
   for (int64_t blk = 0; blk < n; blk += 1024) {
@@ -119,7 +120,10 @@ void binary_cross_entropy_kernel(OpCall& c) {
 // -log_sigmoid(x) = max(-x, 0) + log1p(exp(-|x|)): no overflow for any x.
 template <typename Acc>
 inline Acc bce_logits(Acc x, Acc t, Acc pw) {
-  const Acc neg_log_sigmoid = std::max(-x, Acc(0)) + std::log1p(std::exp(-std::abs(x)));
+  Acc softplus;  // log1p(exp(-|x|)), in [0, log 2]
+  if constexpr (std::is_same_v<Acc, float>) softplus = fast_log1p(fast_exp(-std::abs(x)));
+  else softplus = std::log1p(std::exp(-std::abs(x)));
+  const Acc neg_log_sigmoid = std::max(-x, Acc(0)) + softplus;
   return (1 - t) * x + (1 + (pw - 1) * t) * neg_log_sigmoid;
 }
 
@@ -127,15 +131,14 @@ void binary_cross_entropy_with_logits_kernel(OpCall& c) {
   const Tensor& x = c.in(0);
   const Tensor& t = c.in(1);
   const int64_t reduction = c.attr(0).to_int();
+  if (!c.in(2).defined() && !c.in(3).defined()) {  // the common case: fused when reduced
+    pair_loss(c, "binary_cross_entropy_with_logits", reduction,
+              [](auto xi, auto ti) { return bce_logits(xi, ti, decltype(xi)(1)); });
+    return;
+  }
   Tensor out = empty(x.sizes(), TensorOptions(x.dtype()));
   EMBER_DISPATCH_FLOATING(x.dtype(), "binary_cross_entropy_with_logits", [&] {
     using acc_t = opmath_t<scalar_t>;
-    if (!c.in(2).defined() && !c.in(3).defined()) {
-      cpu_kernel(out, {&x, &t}, [](scalar_t xi, scalar_t ti) -> scalar_t {
-        return convert<scalar_t>(bce_logits(static_cast<acc_t>(xi), static_cast<acc_t>(ti), acc_t(1)));
-      });
-      return;
-    }
     const Tensor w = c.in(2).defined() ? c.in(2) : ones_scalar(x.dtype());
     const Tensor pw = c.in(3).defined() ? c.in(3) : ones_scalar(x.dtype());
     cpu_kernel(out, {&x, &t, &w, &pw}, [](scalar_t xi, scalar_t ti, scalar_t wi, scalar_t pwi) -> scalar_t {

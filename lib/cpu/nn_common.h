@@ -11,6 +11,17 @@
 #include "ember/ops/factories.h"
 #include "ember/ops/views.h"
 
+// EMBER_CLONES: the build targets baseline x86-64 (SSE2), so the hot loops of
+// the nn kernels are also compiled for AVX2 and AVX-512 and the best version
+// is picked once, at load time (function multi-versioning). Put it on
+// functions that do a row's or a chunk's work: a clone is called indirectly
+// and cannot be inlined.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(EMBER_NO_CLONES)
+#define EMBER_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define EMBER_CLONES
+#endif
+
 namespace ember::cpu {
 
 // The values of a (small) floating tensor of any dtype, flattened in row-major
@@ -53,7 +64,7 @@ double parallel_sum(int64_t n, int64_t grain, const F& f) {
 
 // sum of p[0..n), blocks accumulated in Acc (vectorized), blocks added in double.
 template <typename T>
-double dense_sum(const T* p, int64_t n) {
+inline double dense_sum(const T* p, int64_t n) {
   using acc_t = opmath_t<T>;
   double total = 0;
   for (int64_t b = 0; b < n; b += 1024) {
@@ -66,6 +77,11 @@ double dense_sum(const T* p, int64_t n) {
   return total;
 }
 
+template <typename T>
+EMBER_CLONES double dense_sum_clones(const T* p, int64_t n) {
+  return dense_sum(p, n);
+}
+
 // A 0-dim tensor of dtype dt holding v.
 inline Tensor scalar_result(double v, DType dt) { return full({}, v, TensorOptions(dt)); }
 
@@ -74,7 +90,7 @@ inline Tensor reduce_losses(const Tensor& losses, int64_t reduction) {
   double s = 0;
   EMBER_DISPATCH_FLOATING(losses.dtype(), "reduce_losses", [&] {
     const scalar_t* p = static_cast<const scalar_t*>(losses.data_ptr());
-    s = parallel_sum(losses.numel(), kGrainSize, [&](int64_t b, int64_t e) { return dense_sum(p + b, e - b); });
+    s = parallel_sum(losses.numel(), kGrainSize, [&](int64_t b, int64_t e) { return dense_sum_clones(p + b, e - b); });
   });
   if (reduction == 1) s /= static_cast<double>(losses.numel());  // 0/0: NaN, as PyTorch
   return scalar_result(s, losses.dtype());

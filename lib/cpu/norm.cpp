@@ -40,7 +40,7 @@ double block_sq_dev(const T* x, int64_t n, double mean) {
 // Mean and biased variance of the n values x[0..n) (two passes: exact for
 // data with a large mean, unlike E[x^2] - E[x]^2).
 template <typename T>
-void moments(const T* x, int64_t n, double& mean, double& var) {
+inline void moments(const T* x, int64_t n, double& mean, double& var) {
   mean = n > 0 ? block_sum(x, n) / static_cast<double>(n) : 0.0;
   var = n > 0 ? block_sq_dev(x, n, mean) / static_cast<double>(n) : 0.0;
 }
@@ -65,6 +65,24 @@ inline int64_t rows_grain(int64_t row_len, int64_t elems = kGrainSize / 2) {
 }
 
 // ---- layer_norm --------------------------------------------------------------------
+
+// Rows [r0, r1) of n values: statistics, then y = (x - mean) * rstd * w + b
+// (w, b null: no affine part).
+template <typename T, typename Acc>
+EMBER_CLONES void layer_norm_rows(const T* x, T* y, Acc* mean, Acc* rstd, int64_t r0, int64_t r1,
+                                  int64_t n, double eps, const Acc* w, const Acc* b) {
+  for (int64_t r = r0; r < r1; ++r) {
+    const T* xr = x + r * n;
+    T* yr = y + r * n;
+    double m, var;
+    moments(xr, n, m, var);
+    const Acc rs = static_cast<Acc>(1.0 / std::sqrt(var + eps)), am = static_cast<Acc>(m);
+    mean[r] = am;
+    rstd[r] = rs;
+    if (w) normalize_row(xr, yr, n, am, rs, w, b);
+    else affine_row(xr, yr, n, rs, -am * rs);
+  }
+}
 
 void layer_norm_kernel(OpCall& c) {
   const Tensor x = c.in(0).contiguous();
@@ -95,18 +113,7 @@ void layer_norm_kernel(OpCall& c) {
     acc_t* mp = static_cast<acc_t*>(mean.data_ptr());
     acc_t* rp = static_cast<acc_t*>(rstd.data_ptr());
     parallel_for(0, rows, rows_grain(n), [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) {
-        const scalar_t* xr = xp + r * n;
-        scalar_t* yr = yp + r * n;
-        double m, var;
-        moments(xr, n, m, var);
-        const acc_t rs = static_cast<acc_t>(1.0 / std::sqrt(var + eps));
-        const acc_t am = static_cast<acc_t>(m);
-        mp[r] = am;
-        rp[r] = rs;
-        if (affine) normalize_row(xr, yr, n, am, rs, w.data(), b.data());
-        else affine_row(xr, yr, n, rs, -am * rs);
-      }
+      layer_norm_rows(xp, yp, mp, rp, r0, r1, n, eps, affine ? w.data() : nullptr, b.data());
     });
   });
   c.outputs.push_back(y);
@@ -116,45 +123,70 @@ void layer_norm_kernel(OpCall& c) {
 
 // ---- batch_norm --------------------------------------------------------------------
 
+// Sum over n of x[n, c, :] and of (x[n, c, :] - mean)^2 for x viewed as [N, C, S].
+template <typename T>
+EMBER_CLONES void channel_moments_spatial(const T* x, int64_t N, int64_t C, int64_t S, int64_t c,
+                                          double& mean, double& var) {
+  const double count = static_cast<double>(N * S);
+  double s = 0;
+  for (int64_t n = 0; n < N; ++n) s += block_sum(x + (n * C + c) * S, S);
+  mean = s / count;
+  double v = 0;
+  for (int64_t n = 0; n < N; ++n) v += block_sq_dev(x + (n * C + c) * S, S, mean);
+  var = v / count;
+}
+
+// Means and variances of the columns [c0, c1) of x viewed as [N, C]: whole
+// rows are accumulated into per-channel sums (vectorized across channels).
+template <typename T>
+EMBER_CLONES void column_moments(const T* x, int64_t N, int64_t C, int64_t c0, int64_t c1, double* m,
+                                 double* v) {
+  const double count = static_cast<double>(N);
+  for (int64_t c = c0; c < c1; ++c) m[c] = v[c] = 0;
+  for (int64_t n = 0; n < N; ++n) {
+    const T* row = x + n * C;
+#pragma omp simd
+    for (int64_t c = c0; c < c1; ++c) m[c] += static_cast<double>(static_cast<opmath_t<T>>(row[c]));
+  }
+  for (int64_t c = c0; c < c1; ++c) m[c] /= count;
+  for (int64_t n = 0; n < N; ++n) {
+    const T* row = x + n * C;
+#pragma omp simd
+    for (int64_t c = c0; c < c1; ++c) {
+      double d = static_cast<double>(static_cast<opmath_t<T>>(row[c])) - m[c];
+      v[c] += d * d;
+    }
+  }
+  for (int64_t c = c0; c < c1; ++c) v[c] /= count;
+}
+
 // Per-channel mean and biased variance of x viewed as [N, C, S].
 template <typename T>
 void channel_moments(const T* x, int64_t N, int64_t C, int64_t S, std::vector<double>& mean,
                      std::vector<double>& var) {
-  const double count = static_cast<double>(N * S);
   if (S > 1) {  // each channel is N contiguous runs of S values
     parallel_for(0, C, rows_grain(N * S), [&](int64_t c0, int64_t c1) {
-      for (int64_t c = c0; c < c1; ++c) {
-        double s = 0;
-        for (int64_t n = 0; n < N; ++n) s += block_sum(x + (n * C + c) * S, S);
-        mean[c] = s / count;
-        double v = 0;
-        for (int64_t n = 0; n < N; ++n) v += block_sq_dev(x + (n * C + c) * S, S, mean[c]);
-        var[c] = v / count;
-      }
+      for (int64_t c = c0; c < c1; ++c) channel_moments_spatial(x, N, C, S, c, mean[c], var[c]);
     });
     return;
   }
-  // [N, C]: accumulate whole rows into per-channel sums (vectorized across channels).
   parallel_for(0, C, rows_grain(N, 1024), [&](int64_t c0, int64_t c1) {
-    double* m = mean.data();
-    double* v = var.data();
-    for (int64_t c = c0; c < c1; ++c) m[c] = v[c] = 0;
-    for (int64_t n = 0; n < N; ++n) {
-      const T* row = x + n * C;
-#pragma omp simd
-      for (int64_t c = c0; c < c1; ++c) m[c] += static_cast<double>(static_cast<opmath_t<T>>(row[c]));
-    }
-    for (int64_t c = c0; c < c1; ++c) m[c] /= count;
-    for (int64_t n = 0; n < N; ++n) {
-      const T* row = x + n * C;
-#pragma omp simd
-      for (int64_t c = c0; c < c1; ++c) {
-        double d = static_cast<double>(static_cast<opmath_t<T>>(row[c])) - m[c];
-        v[c] += d * d;
-      }
-    }
-    for (int64_t c = c0; c < c1; ++c) v[c] /= count;
+    column_moments(x, N, C, c0, c1, mean.data(), var.data());
   });
+}
+
+// y[c] = x[c] * scale[c] + shift[c] over a row of C channels.
+template <typename T, typename Acc>
+EMBER_CLONES void affine_columns(const T* x, T* y, int64_t C, const Acc* scale, const Acc* shift) {
+#pragma omp simd
+  for (int64_t c = 0; c < C; ++c) y[c] = convert<T>(static_cast<Acc>(x[c]) * scale[c] + shift[c]);
+}
+
+// Rows [r0, r1) of S values of x viewed as [N * C, S]: y = x * scale[c] + shift[c].
+template <typename T, typename Acc>
+EMBER_CLONES void channel_rows_affine(const T* x, T* y, int64_t r0, int64_t r1, int64_t S, int64_t C,
+                                      const Acc* scale, const Acc* shift) {
+  for (int64_t r = r0; r < r1; ++r) affine_row(x + r * S, y + r * S, S, scale[r % C], shift[r % C]);
 }
 
 // y[n, c, s] = x[n, c, s] * scale[c] + shift[c].
@@ -163,22 +195,12 @@ void apply_channel_affine(const T* x, T* y, int64_t N, int64_t C, int64_t S,
                           const std::vector<Acc>& scale, const std::vector<Acc>& shift) {
   if (S == 1) {
     parallel_for(0, N, rows_grain(C), [&](int64_t n0, int64_t n1) {
-      const Acc* sc = scale.data();
-      const Acc* sh = shift.data();
-      for (int64_t n = n0; n < n1; ++n) {
-        const T* xr = x + n * C;
-        T* yr = y + n * C;
-#pragma omp simd
-        for (int64_t c = 0; c < C; ++c) yr[c] = convert<T>(static_cast<Acc>(xr[c]) * sc[c] + sh[c]);
-      }
+      for (int64_t n = n0; n < n1; ++n) affine_columns(x + n * C, y + n * C, C, scale.data(), shift.data());
     });
     return;
   }
   parallel_for(0, N * C, rows_grain(S), [&](int64_t r0, int64_t r1) {
-    for (int64_t r = r0; r < r1; ++r) {
-      int64_t ch = r % C;
-      affine_row(x + r * S, y + r * S, S, scale[ch], shift[ch]);
-    }
+    channel_rows_affine(x, y, r0, r1, S, C, scale.data(), shift.data());
   });
 }
 
@@ -238,6 +260,28 @@ void batch_norm_kernel(OpCall& c) {
 
 // ---- group_norm --------------------------------------------------------------------
 
+// Groups [g0, g1) (group g: sample g / G, channels (g % G) * D ...; D * S
+// contiguous values): statistics, then y = x * scale + shift per channel
+// while the group is still in cache.
+template <typename T, typename Acc>
+EMBER_CLONES void group_norm_groups(const T* x, T* y, Acc* mean, Acc* rstd, int64_t g0, int64_t g1,
+                                    int64_t G, int64_t D, int64_t S, double eps, const Acc* w,
+                                    const Acc* b) {
+  const int64_t len = D * S;
+  for (int64_t g = g0; g < g1; ++g) {
+    double m, var;
+    moments(x + g * len, len, m, var);
+    const Acc am = static_cast<Acc>(m), rs = static_cast<Acc>(1.0 / std::sqrt(var + eps));
+    mean[g] = am;
+    rstd[g] = rs;
+    for (int64_t d = 0; d < D; ++d) {
+      const int64_t ch = (g % G) * D + d, off = g * len + d * S;
+      const Acc scale = rs * w[ch];
+      affine_row(x + off, y + off, S, scale, b[ch] - am * scale);
+    }
+  }
+}
+
 void group_norm_kernel(OpCall& c) {
   const Tensor x = c.in(0).contiguous();
   const int64_t G = c.attr(0).to_int();
@@ -257,20 +301,7 @@ void group_norm_kernel(OpCall& c) {
     const std::vector<acc_t> w = param_values<acc_t>(c.in(1), C, 1);
     const std::vector<acc_t> b = param_values<acc_t>(c.in(2), C, 0);
     parallel_for(0, N * G, rows_grain(group_len), [&](int64_t g0, int64_t g1) {
-      for (int64_t g = g0; g < g1; ++g) {
-        double m, var;
-        moments(xp + g * group_len, group_len, m, var);
-        mp[g] = static_cast<acc_t>(m);
-        rp[g] = static_cast<acc_t>(1.0 / std::sqrt(var + eps));
-      }
-    });
-    const int64_t channels_per_group = C / G;
-    parallel_for(0, N * C, rows_grain(S), [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) {
-        const int64_t ch = r % C, g = (r / C) * G + ch / channels_per_group;
-        const acc_t scale = rp[g] * w[ch];
-        affine_row(xp + r * S, yp + r * S, S, scale, b[ch] - mp[g] * scale);
-      }
+      group_norm_groups(xp, yp, mp, rp, g0, g1, G, C / G, S, eps, w.data(), b.data());
     });
   });
   c.outputs.push_back(y);
