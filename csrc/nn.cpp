@@ -25,18 +25,28 @@ void reject(const py::object& arg, const char* op, const char* name) {
     throw NotImplementedError(detail::str(op, ": argument '", name, "' is not supported"));
 }
 
-// An int or a sequence of ints (interpolate's size).
+// An int or a sequence of ints (interpolate's size); TypeError otherwise.
 std::optional<IntList> ints_or_none(const py::object& o) {
   if (o.is_none()) return std::nullopt;
-  if (PyLong_Check(o.ptr())) return IntList{o.cast<int64_t>()};
-  return o.cast<IntList>();
+  try {
+    if (PyLong_Check(o.ptr())) return IntList{o.cast<int64_t>()};
+    if (!py::isinstance<py::str>(o)) return o.cast<IntList>();
+  } catch (const py::cast_error&) {
+  }
+  throw TypeError("interpolate: size must be an int or a sequence of ints, got " +
+                  std::string(py::str(py::type::handle_of(o).attr("__name__"))));
 }
 
-// A number or a sequence of numbers (interpolate's scale_factor).
+// A number or a sequence of numbers (interpolate's scale_factor); TypeError otherwise.
 std::optional<std::vector<double>> doubles_or_none(const py::object& o) {
   if (o.is_none()) return std::nullopt;
-  if (PyFloat_Check(o.ptr()) || PyLong_Check(o.ptr())) return std::vector<double>{o.cast<double>()};
-  return o.cast<std::vector<double>>();
+  try {
+    if (PyFloat_Check(o.ptr()) || PyLong_Check(o.ptr())) return std::vector<double>{o.cast<double>()};
+    if (!py::isinstance<py::str>(o)) return o.cast<std::vector<double>>();
+  } catch (const py::cast_error&) {
+  }
+  throw TypeError("interpolate: scale_factor must be a number or a sequence of numbers, got " +
+                  std::string(py::str(py::type::handle_of(o).attr("__name__"))));
 }
 
 void bind_norms(py::module_& m) {

@@ -85,9 +85,9 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
               "between 0.0 and 1.0. Got: ", label_smoothing);
   const bool probs = input.sizes() == target.sizes() && target.dim() > 0;
   if (!probs) {
-    EMBER_CHECK(target.dtype() == kInt64, op, ": expected target dtype int64 (class indices) or a "
-                "floating target of the input's shape (class probabilities), got ", describe(target),
-                " for input ", describe(input));
+    EMBER_CHECK(target.dtype() == kInt64 || target.dtype() == kUInt8, op, ": expected target dtype "
+                "int64 or uint8 (class indices) or a floating target of the input's shape (class "
+                "probabilities), got ", describe(target), " for input ", describe(input));
     check_class_target(input, target, op);
     check_class_weight(weight, input, true, op);
     OpCall call(OpId::cross_entropy, {input, target, weight},

@@ -155,6 +155,8 @@ def test_nll_loss_uint8_target_and_arbitrary_input():
     t = np.array([0, 2, 1, 2])
     got = F.nll_loss(make(x, "float64"), to_ember(t.astype(np.uint8)))
     close(got, -x[np.arange(4), t].mean(), "float64")
+    got = F.cross_entropy(make(x, "float64"), to_ember(t.astype(np.uint8)))
+    close(got, ref_nll(log_softmax(x, 1), t), "float64")
 
 
 @needs_torch
