@@ -21,12 +21,16 @@ T compute_scale(int64_t in, int64_t out, const Attr& scale) {
 }
 
 // PyTorch's (legacy, "buggy OpenCV") nearest: floor(o * scale) in float.
-std::vector<int64_t> nearest_indices(int64_t in, int64_t out, const Attr& scale) {
+// Its 2-d kernel (nearest_idx) first maps out == in to the identity and
+// out == 2 in to o / 2; its 1-d and 3-d kernels do not. That shows only with a
+// scale_factor that leaves a dim's size unchanged (in 2, scale 1.3: out 2,
+// indices [0, 1] in 2-d but [0, 0] in 1-d and 3-d), and ember follows it.
+std::vector<int64_t> nearest_indices(int64_t in, int64_t out, const Attr& scale, bool shortcuts) {
   std::vector<int64_t> idx(static_cast<size_t>(out));
   const float s = compute_scale<float>(in, out, scale);
   for (int64_t o = 0; o < out; ++o) {
-    if (out == in) idx[o] = o;
-    else if (out == 2 * in) idx[o] = o >> 1;
+    if (shortcuts && out == in) idx[o] = o;
+    else if (shortcuts && out == 2 * in) idx[o] = o >> 1;
     else idx[o] = std::min(static_cast<int64_t>(std::floor(static_cast<float>(o) * s)), in - 1);
   }
   return idx;
@@ -169,7 +173,7 @@ void interpolate_kernel(OpCall& c) {
   if (nearest) {
     std::vector<std::vector<int64_t>> idx;
     for (int64_t d = 0; d < g.k; ++d)
-      idx.push_back(nearest_indices(x.size(2 + d), out_spatial[d], c.attr(3 + d)));
+      idx.push_back(nearest_indices(x.size(2 + d), out_spatial[d], c.attr(3 + d), g.k == 2));
     if (x.dtype() == kUInt8) return nearest_kernel<uint8_t>(x, out, g, idx);
     EMBER_DISPATCH_FLOATING(x.dtype(), "interpolate", [&] { nearest_kernel<scalar_t>(x, out, g, idx); });
     return;

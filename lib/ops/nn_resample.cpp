@@ -23,17 +23,24 @@ void check_non_constant_pad(const Tensor& input, const IntList& pad, const std::
         "4, 4D or 5D input with padding size 6"));
   for (int64_t i = 0; i < k; ++i) {
     const int64_t d = nd - 1 - i, size = input.size(d), left = pad[2 * i], right = pad[2 * i + 1];
+    const int64_t out = size + left + right;
     if (mode == "reflect")
       EMBER_CHECK(left < size && right < size, "pad: padding size should be less than the "
                   "corresponding input dimension for mode 'reflect', but got padding (", left, ", ",
                   right, ") at dimension ", d, " of input ", shape_str(input.sizes()));
-    else if (mode == "circular")
-      EMBER_CHECK(left <= size && right <= size && size + std::min<int64_t>(left, 0) +
-                  std::min<int64_t>(right, 0) > 0, "pad: padding (", left, ", ", right,
+    if (mode == "circular") {
+      // Negative pads crop first; the positive ones then wrap around what is left, once.
+      const int64_t kept = size + std::min<int64_t>(left, 0) + std::min<int64_t>(right, 0);
+      EMBER_CHECK(out == 0 || (left <= kept && right <= kept), "pad: padding (", left, ", ", right,
                   ") at dimension ", d, " of input ", shape_str(input.sizes()),
                   " causes wrapping around more than once with mode 'circular'");
-    EMBER_CHECK(size > 0, "pad: mode '", mode, "' needs a non-empty dimension ", d, ", got input ",
-                shape_str(input.sizes()));
+    } else {
+      EMBER_CHECK(size > 0, "pad: mode '", mode, "' needs a non-empty dimension ", d, ", got input ",
+                  shape_str(input.sizes()));
+      EMBER_CHECK(out >= 1, "pad: the padding (", left, ", ", right, ") gives dimension ", d,
+                  " of input ", shape_str(input.sizes()), " the size ", out, "; mode '", mode,
+                  "' needs at least 1");
+    }
   }
 }
 

@@ -195,11 +195,11 @@ def test_pad_matches_torch(mode):
 
 # ---- interpolate ----------------------------------------------------------------------------
 
-def nearest_idx(n_in, n_out, scale):
+def nearest_idx(n_in, n_out, scale, shortcuts):
     o = np.arange(n_out)
-    if n_out == n_in:
+    if shortcuts and n_out == n_in:  # PyTorch's 2-d kernel only
         return o
-    if n_out == 2 * n_in:
+    if shortcuts and n_out == 2 * n_in:
         return o >> 1
     s = np.float32(1.0 / scale) if scale else np.float32(n_in) / np.float32(n_out)
     return np.minimum(np.floor(o.astype(np.float32) * s).astype(np.int64), n_in - 1)
@@ -227,7 +227,7 @@ def ref_interpolate(x, out_sizes, mode, align=False, scales=None, acc=np.float32
         axis, n_in = 2 + d, x.shape[2 + d]
         scale = scales[d] if scales else None
         if mode == "nearest":
-            y = np.take(y, nearest_idx(n_in, n_out, scale), axis=axis)
+            y = np.take(y, nearest_idx(n_in, n_out, scale, len(out_sizes) == 2), axis=axis)
         else:
             i0, i1, w0, w1 = linear_table(n_in, n_out, align, scale, acc)
             shape = [1] * y.ndim
@@ -266,6 +266,20 @@ def test_interpolate_scale_factor(scale, mode, recompute):
     close(got, exp, "float32")
 
 
+@pytest.mark.parametrize("spatial", [(2,), (2, 2), (2, 5, 2)])
+def test_interpolate_nearest_unchanged_size_with_scale_factor(spatial):
+    # PyTorch's 2-d nearest maps out == in to the identity; its 1-d and 3-d do not
+    x = randn(1, 1, *spatial)
+    got = F.interpolate(make(x, "float64"), scale_factor=1.3)
+    out = tuple(int(np.floor(n * 1.3)) for n in spatial)
+    close(got, ref_interpolate(x, out, "nearest", scales=[1.3] * len(spatial)), "float64")
+    last = to_numpy(got)[(0, 0) + (0,) * (len(spatial) - 1)]  # along the last dim: 2 -> 2
+    if len(spatial) == 2:
+        np.testing.assert_array_equal(last, x[0, 0, 0])
+    else:
+        np.testing.assert_array_equal(last, [x.reshape(-1)[0]] * 2)
+
+
 def test_interpolate_per_dim_scale_and_int_size():
     x = randn(1, 1, 4, 6)
     got = F.interpolate(make(x, "float64"), scale_factor=(1.5, 0.5), mode="bilinear", align_corners=False)
@@ -298,10 +312,10 @@ def test_interpolate_uint8_nearest_and_empty_batch():
 def test_interpolate_matches_torch(mode, align):
     if mode == "nearest" and align is not None:
         pytest.skip("align_corners is for the linear modes")
-    dims = {"nearest": 2, "linear": 1, "bilinear": 2, "trilinear": 3}[mode]
-    x = randn(2, 3, *([5] * dims))
-    for kw in [{"size": [7] * dims}, {"size": [3] * dims}, {"scale_factor": 1.6}, {"scale_factor": 0.6},
-               {"scale_factor": 2.5, "recompute_scale_factor": True}]:
-        got = F.interpolate(make(x), mode=mode, align_corners=align, **kw)
-        exp = TF.interpolate(torch_of(x), mode=mode, align_corners=align, **kw).double().numpy()
-        close(got, exp, "float32", scale=2)
+    for dims in ([1, 2, 3] if mode == "nearest" else [{"linear": 1, "bilinear": 2, "trilinear": 3}[mode]]):
+        x = randn(2, 3, *([5, 2, 3][:dims]))
+        for kw in [{"size": [7] * dims}, {"size": [3] * dims}, {"scale_factor": 1.6}, {"scale_factor": 0.6},
+                   {"scale_factor": 1.3}, {"scale_factor": 2.5, "recompute_scale_factor": True}]:
+            got = F.interpolate(make(x), mode=mode, align_corners=align, **kw)
+            exp = TF.interpolate(torch_of(x), mode=mode, align_corners=align, **kw).double().numpy()
+            close(got, exp, "float32", scale=2)
