@@ -114,6 +114,12 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& input, int64_
 
 Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight, const Tensor& bias,
                   double eps) {
+  if (input.defined() && input.dim() >= 2 && num_groups > 0 && input.size(1) % num_groups == 0) {
+    // F.group_norm's own check (a ValueError in PyTorch): one value per group.
+    const int64_t per_group = input.numel() / num_groups;
+    EMBER_CHECK_VALUE(per_group != 1, "group_norm: expected more than 1 value per group, got input "
+                      "size ", shape_str(input.sizes()), " with num_groups=", num_groups);
+  }
   return std::get<0>(native_group_norm(input, num_groups, weight, bias, eps));
 }
 

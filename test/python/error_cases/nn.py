@@ -101,6 +101,8 @@ CASES = [
      r"group_norm: expected weight to be a vector of size equal to the number of channels"),
     ("group_norm 1-d input", lambda: F.group_norm(_z(6), 3), RuntimeError,
      r"group_norm: expected at least 2 dimensions for input tensor but received 1"),
+    ("group_norm with one value per group", lambda: F.group_norm(_z(1, 3), 3), ValueError,
+     r"group_norm: expected more than 1 value per group"),
     ("group_norm zero groups", lambda: F.group_norm(_z(2, 6), 0), RuntimeError,
      r"group_norm: num_groups must be positive"),
     # dropout, embedding, one_hot
