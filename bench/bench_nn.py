@@ -47,6 +47,12 @@ def row(name, ember_fn, torch_fn, reps=200):
 
 def main():
     print(f"torch {torch.__version__}, threads {torch.get_num_threads()}")
+    # per-call overhead from Python
+    xs, xts = ember.randn(2, 8), torch.randn(2, 8)
+    ts, tts = ember.randint(0, 8, (2,)), torch.randint(0, 8, (2,))
+    row("layer_norm [2, 8] (call overhead)", lambda: F.layer_norm(xs, [8]), lambda: TF.layer_norm(xts, [8]), 2000)
+    row("cross_entropy [2, 8] (call overhead)", lambda: F.cross_entropy(xs, ts),
+        lambda: TF.cross_entropy(xts, tts), 2000)
     for shape in [(64, 512), (256, 1024), (32, 64, 28, 28)]:
         xe, xt = ember.randn(*shape), torch.randn(*shape)
         ns = [shape[-1]]
