@@ -21,6 +21,10 @@ struct TensorArg {
 };
 Tensor wrap_number(const Scalar& value);
 
+// An ember.device or a device string ("cuda:0"); a bad string raises the
+// device parser's own error rather than a generic cast failure.
+Device device_from(py::handle obj);
+
 // "2, 3" or "(2, 3)" or "[2, 3]" as a shape.
 IntList shape_from_args(const py::args& args, const char* op);
 

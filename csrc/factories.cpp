@@ -13,7 +13,7 @@ TensorOptions options_from(const py::kwargs& kw, const char* op) {
     if (key == "dtype") {
       if (!v.is_none()) o = o.dtype(v.cast<DType>());
     } else if (key == "device") {
-      if (!v.is_none()) o = o.device(v.cast<Device>());
+      if (!v.is_none()) o = o.device(device_from(v));
     } else if (key == "requires_grad") {
       o = o.requires_grad(v.cast<bool>());
     } else if (key == "generator" || key == "layout" || key == "pin_memory" || key == "out" ||

@@ -40,7 +40,7 @@ Tensor to_any(const Tensor& self, const py::args& args, const py::kwargs& kwargs
   bool non_blocking = false, copy = false;
   for (const py::handle& a : args) {
     if (py::isinstance<DType>(a)) dtype = a.cast<DType>();
-    else if (py::isinstance<Device>(a) || py::isinstance<py::str>(a)) device = a.cast<Device>();
+    else if (py::isinstance<Device>(a) || py::isinstance<py::str>(a)) device = device_from(a);
     else if (py::isinstance<Tensor>(a)) {
       const Tensor& o = a.cast<const Tensor&>();
       device = o.device();
@@ -55,7 +55,7 @@ Tensor to_any(const Tensor& self, const py::args& args, const py::kwargs& kwargs
   for (auto [k, v] : kwargs) {
     std::string key = py::str(k);
     if (key == "dtype") dtype = v.cast<DType>();
-    else if (key == "device") device = v.cast<Device>();
+    else if (key == "device") device = device_from(v);
     else if (key == "non_blocking") non_blocking = v.cast<bool>();
     else if (key == "copy") copy = v.cast<bool>();
     else throw TypeError("to() got an unexpected keyword argument '" + key + "'");

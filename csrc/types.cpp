@@ -3,13 +3,19 @@
 
 namespace ember::python {
 
+Device device_from(py::handle obj) {
+  if (py::isinstance<py::str>(obj)) return Device(obj.cast<std::string>());
+  return obj.cast<Device>();
+}
+
 void bind_types(py::module_& m) {
   py::enum_<DType> dtype(m, "dtype");
   for (int i = 0; i < kNumDTypes; ++i) {
     DType t = static_cast<DType>(i);
     dtype.value(dtype_name(t), t);
   }
-  dtype.def("__repr__", [](DType t) { return std::string("ember.") + dtype_name(t); })
+  // prepend: py::enum_ already defines a generic __repr__ that would win the overload.
+  dtype.def("__repr__", [](DType t) { return std::string("ember.") + dtype_name(t); }, py::prepend())
       .def("__str__", [](DType t) { return std::string("ember.") + dtype_name(t); })
       .def_property_readonly("itemsize", [](DType t) { return itemsize(t); })
       .def_property_readonly("is_floating_point", [](DType t) { return is_floating(t); })

@@ -8,6 +8,7 @@
 #include "ember/options.h"
 #include "ember/scalar.h"
 #include "ember/tensor.h"
+#include "ember/ops/external.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/views.h"
 #include "ember/ops/elementwise.h"

@@ -9,6 +9,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "ember/device.h"
@@ -22,6 +23,7 @@ using IntList = std::vector<int64_t>;
 class Tensor;
 namespace autograd { class Node; }
 using TensorList = std::vector<Tensor>;
+class TensorIndex;  // one entry of x.index({...}) (ember/ops/shape_index.h)
 
 class Tensor {
  public:

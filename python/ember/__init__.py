@@ -5,7 +5,10 @@ adds the few pieces that are most natural in Python.
 """
 from . import _C
 from ._C import *  # noqa: F401,F403
-from ._C import Tensor, dtype, device  # noqa: F401
+from ._C import Size, Tensor, dtype, device, _dtype_from_name  # noqa: F401
+from ._tensor import _rebuild_tensor  # noqa: F401  (also installs Tensor.__repr__)
+from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noqa: F401
+from . import nn  # noqa: E402,F401  (ember.nn.functional)
 
 float = float32  # noqa: A001
 double = float64

@@ -19,7 +19,7 @@ def to_ember(a, dtype=None):
     """A fresh contiguous ember tensor with the values (and dtype) of numpy array a."""
     a = np.asarray(a)
     if hasattr(ember, "from_numpy"):
-        t = ember.from_numpy(np.ascontiguousarray(a)).clone()
+        t = ember.from_numpy(np.array(a, order="C", copy=True)).clone()  # (ascontiguousarray makes 0-d arrays 1-d)
     else:
         flat = a.reshape(-1)
         t = ember.empty(list(a.shape), dtype=_NP_TO_EMBER[a.dtype])
@@ -58,7 +58,7 @@ def noncontiguous(t):
     if t.dim() == 0:
         return t
     if t.dim() == 1:  # every other element of a buffer twice as long
-        v = ember.empty([t.numel() * 2], dtype=t.dtype).slice(0, 0, None, 2)
+        v = ember.empty([t.numel() * 2], dtype=t.dtype)[::2]
         v.copy_(t)
         return v
     return t.transpose(-1, -2).contiguous().transpose(-1, -2)

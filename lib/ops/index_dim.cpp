@@ -1,0 +1,268 @@
+// Ops along a dim through an index: gather, scatter (tensor or value),
+// scatter_add, index_select, index_add, index_copy, index_fill, take.
+// The out-of-place forms clone self and run the in-place op.
+//
+// Like PyTorch, a 0-dim self, index or source counts as 1-d here; the kernels
+// see 1-d views of them.
+#include <string>
+
+#include "dispatch/dispatcher.h"
+#include "ember/ops/factories.h"
+#include "ember/ops/shape_index.h"
+#include "ember/ops/views.h"
+
+namespace ember {
+
+namespace {
+
+Tensor at_least_1d(const Tensor& t) { return t.dim() ? t : reshape(t, {1}); }
+int64_t nonempty_dim(const Tensor& t) { return std::max<int64_t>(t.dim(), 1); }
+
+// Integer indices as int64 (int32 is accepted and converted, as in PyTorch).
+Tensor long_index(const Tensor& index, const char* op) {
+  EMBER_CHECK(index.defined(), op, "(): index is undefined");
+  EMBER_CHECK(index.dtype() == kInt64 || index.dtype() == kInt32, op,
+              "(): Expected dtype int32/int64 for index, got ", dtype_name(index.dtype()));
+  return index.dtype() == kInt64 ? index : index.to(kInt64);
+}
+
+// A 1-d (or 0-dim) index for the index_* ops.
+Tensor vector_index(const Tensor& index, const char* op) {
+  Tensor idx = long_index(index, op);
+  EMBER_CHECK_INDEX(idx.dim() <= 1, op, "(): Index is supposed to be a vector, got ", describe(idx));
+  return at_least_1d(idx);
+}
+
+void check_same_dims(const Tensor& a, const Tensor& b, const char* op, const char* what) {
+  EMBER_CHECK(nonempty_dim(a) == nonempty_dim(b), op, "(): Index tensor must have the same number "
+              "of dimensions as ", what, " tensor (", shape_str(a.sizes()), " vs ",
+              shape_str(b.sizes()), ")");
+}
+
+// scatter's shape rules: index no larger than src everywhere, and no larger
+// than self apart from dim.
+void check_scatter_shapes(const Tensor& self, const Tensor& index, const Tensor* src, int64_t d,
+                          const char* op) {
+  check_same_dims(index, self, op, "self");
+  if (src) check_same_dims(index, *src, op, "src");
+  if (index.numel() == 0) return;
+  Tensor s = at_least_1d(self), i = at_least_1d(index);
+  for (int64_t k = 0; k < i.dim(); ++k) {
+    bool ok = (k == d || i.sizes()[k] <= s.sizes()[k]) &&
+              (!src || i.sizes()[k] <= at_least_1d(*src).sizes()[k]);
+    EMBER_CHECK(ok, op, "(): Expected index ", shape_str(index.sizes()), " to be smaller than self ",
+                shape_str(self.sizes()), " apart from dimension ", d,
+                src ? detail::str(" and to be smaller size than src ", shape_str(src->sizes()))
+                    : std::string());
+  }
+}
+
+std::string check_reduce(const std::string& reduce) {
+  EMBER_CHECK(reduce.empty() || reduce == "add" || reduce == "multiply", "scatter: reduce "
+              "argument must be either add or multiply, got '", reduce, "'");
+  return reduce;
+}
+
+// index_add_ / index_copy_: source has self's shape apart from dim, index.numel() along it.
+void check_index_source(const Tensor& self, int64_t d, const Tensor& idx, const Tensor& source,
+                        const char* op) {
+  EMBER_CHECK(self.dtype() == source.dtype(), op, "(): self (", dtype_name(self.dtype()),
+              ") and source (", dtype_name(source.dtype()), ") must have the same scalar type");
+  Tensor s = at_least_1d(self), src = at_least_1d(source);
+  bool same = s.dim() == src.dim();
+  for (int64_t k = 0; same && k < s.dim(); ++k) same = k == d || s.sizes()[k] == src.sizes()[k];
+  EMBER_CHECK(same, op, "(): source tensor shape must match self tensor shape, excluding the "
+              "specified dimension. Got self.shape = ", shape_str(self.sizes()),
+              " source.shape = ", shape_str(source.sizes()));
+  EMBER_CHECK(idx.numel() == src.sizes()[d], op, "(): Number of indices (", idx.numel(),
+              ") should be equal to source.size(dim) (", src.sizes()[d], "), for dim: ", d);
+}
+
+}  // namespace
+
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
+  Tensor idx = long_index(index, "gather");
+  const int64_t d = wrap_dim(dim, self.dim(), "gather");
+  check_same_dims(idx, self, "gather", "input");
+  Tensor s = at_least_1d(self), i = at_least_1d(idx);
+  for (int64_t k = 0; k < i.dim() && idx.numel() > 0; ++k)
+    EMBER_CHECK(k == d || i.sizes()[k] <= s.sizes()[k], "gather(): Size does not match at "
+                "dimension ", k, " expected index ", shape_str(idx.sizes()),
+                " to be no larger than self ", shape_str(self.sizes()), " apart from dimension ", d);
+  OpCall call(OpId::gather, {s, i}, {Attr(d)});
+  Tensor out = dispatch_one(call);
+  return idx.dim() ? out : reshape(out, {});
+}
+
+Tensor& scatter_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                 const std::string& reduce) {
+  Tensor idx = long_index(index, "scatter");
+  const int64_t d = wrap_dim(dim, self.dim(), "scatter");
+  EMBER_CHECK(self.dtype() == src.dtype(), "scatter(): Expected self.dtype to be equal to "
+              "src.dtype (got ", dtype_name(self.dtype()), " and ", dtype_name(src.dtype()), ")");
+  check_scatter_shapes(self, idx, &src, d, "scatter");
+  OpCall call(OpId::scatter_, {at_least_1d(self), at_least_1d(idx), at_least_1d(src)},
+              {Attr(d), Attr(check_reduce(reduce))});
+  call.outputs.push_back(call.inputs[0]);
+  dispatch(call);
+  return self;
+}
+
+Tensor& scatter_(Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
+                 const std::string& reduce) {
+  Tensor idx = long_index(index, "scatter");
+  const int64_t d = wrap_dim(dim, self.dim(), "scatter");
+  check_scatter_shapes(self, idx, nullptr, d, "scatter");
+  OpCall call(OpId::scatter_value_, {at_least_1d(self), at_least_1d(idx)},
+              {Attr(d), Attr(value), Attr(check_reduce(reduce))});
+  call.outputs.push_back(call.inputs[0]);
+  dispatch(call);
+  return self;
+}
+
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+               const std::string& reduce) {
+  Tensor out = clone(self);
+  return scatter_(out, dim, index, src, reduce);
+}
+
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
+               const std::string& reduce) {
+  Tensor out = clone(self);
+  return scatter_(out, dim, index, value, reduce);
+}
+
+Tensor& scatter_add_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  Tensor idx = long_index(index, "scatter_add");
+  const int64_t d = wrap_dim(dim, self.dim(), "scatter_add");
+  EMBER_CHECK(self.dtype() == src.dtype(), "scatter_add(): Expected self.dtype to be equal to "
+              "src.dtype (got ", dtype_name(self.dtype()), " and ", dtype_name(src.dtype()), ")");
+  check_scatter_shapes(self, idx, &src, d, "scatter_add");
+  OpCall call(OpId::scatter_add_, {at_least_1d(self), at_least_1d(idx), at_least_1d(src)},
+              {Attr(d)});
+  call.outputs.push_back(call.inputs[0]);
+  dispatch(call);
+  return self;
+}
+
+Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  Tensor out = clone(self);
+  return scatter_add_(out, dim, index, src);
+}
+
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  Tensor idx = vector_index(index, "index_select");
+  const int64_t d = wrap_dim(dim, self.dim(), "index_select");
+  if (self.dim() == 0)
+    EMBER_CHECK_INDEX(idx.numel() == 1, "index_select(): Index to scalar can have only 1 value, "
+                      "got ", idx.numel(), " value(s)");
+  OpCall call(OpId::index_select, {at_least_1d(self), idx}, {Attr(d)});
+  Tensor out = dispatch_one(call);
+  return self.dim() ? out : reshape(out, {});
+}
+
+Tensor& index_add_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                   const Scalar& alpha) {
+  Tensor idx = vector_index(index, "index_add_");
+  const int64_t d = wrap_dim(dim, self.dim(), "index_add_");
+  check_index_source(self, d, idx, source, "index_add_");
+  OpCall call(OpId::index_add_, {at_least_1d(self), idx, at_least_1d(source)},
+              {Attr(d), Attr(alpha)});
+  call.outputs.push_back(call.inputs[0]);
+  dispatch(call);
+  return self;
+}
+
+Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                 const Scalar& alpha) {
+  Tensor out = clone(self);
+  return index_add_(out, dim, index, source, alpha);
+}
+
+Tensor& index_copy_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  Tensor idx = vector_index(index, "index_copy_");
+  const int64_t d = wrap_dim(dim, self.dim(), "index_copy_");
+  check_index_source(self, d, idx, source, "index_copy_");
+  OpCall call(OpId::index_copy_, {at_least_1d(self), idx, at_least_1d(source)}, {Attr(d)});
+  call.outputs.push_back(call.inputs[0]);
+  dispatch(call);
+  return self;
+}
+
+Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  Tensor out = clone(self);
+  return index_copy_(out, dim, index, source);
+}
+
+Tensor& index_fill_(Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  Tensor idx = vector_index(index, "index_fill_");
+  const int64_t d = wrap_dim(dim, self.dim(), "index_fill_");
+  OpCall call(OpId::index_fill_, {at_least_1d(self), idx}, {Attr(d), Attr(value)});
+  call.outputs.push_back(call.inputs[0]);
+  dispatch(call);
+  return self;
+}
+
+Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  Tensor out = clone(self);
+  return index_fill_(out, dim, index, value);
+}
+
+Tensor take(const Tensor& self, const Tensor& index) {
+  EMBER_CHECK(index.defined() && index.dtype() == kInt64, "take(): Expected a long tensor for "
+              "index, but got ", index.defined() ? dtype_name(index.dtype()) : "undefined");
+  OpCall call(OpId::take, {self, index});
+  return dispatch_one(call);
+}
+
+// ---- methods ------------------------------------------------------------------------------
+
+Tensor Tensor::gather(int64_t dim, const Tensor& index) const { return ember::gather(*this, dim, index); }
+Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Tensor& src) const {
+  return ember::scatter(*this, dim, index, src);
+}
+Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Scalar& value) const {
+  return ember::scatter(*this, dim, index, value);
+}
+Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
+  ember::scatter_(*this, dim, index, src);
+  return *this;
+}
+Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) {
+  ember::scatter_(*this, dim, index, value);
+  return *this;
+}
+Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const {
+  return ember::scatter_add(*this, dim, index, src);
+}
+Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) {
+  ember::scatter_add_(*this, dim, index, src);
+  return *this;
+}
+Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
+  return ember::index_select(*this, dim, index);
+}
+Tensor Tensor::index_add(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) const {
+  return ember::index_add(*this, dim, index, source, alpha);
+}
+Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  ember::index_add_(*this, dim, index, source, alpha);
+  return *this;
+}
+Tensor Tensor::index_copy(int64_t dim, const Tensor& index, const Tensor& source) const {
+  return ember::index_copy(*this, dim, index, source);
+}
+Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& source) {
+  ember::index_copy_(*this, dim, index, source);
+  return *this;
+}
+Tensor Tensor::index_fill(int64_t dim, const Tensor& index, const Scalar& value) const {
+  return ember::index_fill(*this, dim, index, value);
+}
+Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Scalar& value) {
+  ember::index_fill_(*this, dim, index, value);
+  return *this;
+}
+Tensor Tensor::take(const Tensor& index) const { return ember::take(*this, index); }
+
+}  // namespace ember

@@ -1,0 +1,24 @@
+"""The few Tensor methods written in Python: printing and format(), and the
+function that unpickles tensors. Everything else about Tensor is in ember._C."""
+from . import _C, _tensor_str
+from ._C import Tensor
+
+
+def _format(self, format_spec):
+    # format(t, ".2f") formats the value of a 0-dim tensor, as in PyTorch.
+    if self.dim() == 0:
+        return self.detach().item().__format__(format_spec)
+    return object.__format__(self, format_spec)
+
+
+def _rebuild_tensor(data, dtype, shape, requires_grad=False):
+    """Makes a tensor from what Tensor.__reduce_ex__ saved: its bytes (row-major),
+    dtype name and shape. Every argument is checked; no other code runs."""
+    return _C._tensor_from_bytes(data, dtype, shape, requires_grad)
+
+
+_rebuild_tensor.__module__ = "ember"  # pickles refer to it as ember._rebuild_tensor
+
+Tensor.__repr__ = _tensor_str._str
+Tensor.__str__ = _tensor_str._str
+Tensor.__format__ = _format

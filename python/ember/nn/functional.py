@@ -1,0 +1,77 @@
+"""ember.nn.functional: torch.nn.functional's API over ember's C++ ops.
+
+Every function is the ember._C op of the same name (same arguments and
+defaults as PyTorch); nothing is computed in Python. Ops that other groups
+provide (activations, softmax, linear, convolutions, pooling) are re-exported
+by name when the extension has them, with thin wrappers only where
+torch.nn.functional's signature differs from the op's.
+"""
+from .. import _C
+
+# The nn group's ops: always present.
+from .._C import (  # noqa: F401
+    batch_norm,
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    cross_entropy,
+    dropout,
+    embedding,
+    group_norm,
+    huber_loss,
+    interpolate,
+    l1_loss,
+    layer_norm,
+    mse_loss,
+    nll_loss,
+    one_hot,
+    pad,
+    smooth_l1_loss,
+)
+
+__all__ = [
+    "batch_norm", "binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy",
+    "dropout", "embedding", "group_norm", "huber_loss", "interpolate", "l1_loss", "layer_norm",
+    "mse_loss", "nll_loss", "one_hot", "pad", "smooth_l1_loss",
+]
+
+# Ops of other groups whose _C signature already is torch.nn.functional's.
+_REEXPORTED = [
+    "gelu", "silu", "sigmoid", "tanh", "softplus", "leaky_relu", "elu", "selu", "celu", "mish",
+    "hardtanh", "relu6", "hardsigmoid", "hardswish", "logsigmoid", "softsign", "tanhshrink",
+    "softmax", "log_softmax", "softmin", "normalize", "cosine_similarity", "pairwise_distance",
+    "linear", "bilinear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+    "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
+    "adaptive_avg_pool2d", "adaptive_max_pool2d", "max_pool2d_with_indices", "unfold", "fold",
+    "pixel_shuffle", "pixel_unshuffle", "kl_div", "poisson_nll_loss", "cosine_embedding_loss",
+    "margin_ranking_loss", "triplet_margin_loss", "soft_margin_loss", "gaussian_nll_loss",
+]
+for _name in _REEXPORTED:
+    if hasattr(_C, _name):
+        globals()[_name] = getattr(_C, _name)
+        __all__.append(_name)
+
+
+def _inplace_wrapper(name):
+    """F.<name>(input, ..., inplace=False): _C.<name>, or Tensor.<name>_ when inplace."""
+    op = getattr(_C, name)
+
+    def wrapper(input, *args, inplace=False, **kwargs):
+        if inplace:
+            return getattr(input, name + "_")(*args, **kwargs)
+        return op(input, *args, **kwargs)
+
+    wrapper.__name__ = wrapper.__qualname__ = name
+    wrapper.__doc__ = (f"torch.nn.functional.{name}: ember._C.{name}, or the in-place "
+                       f"Tensor.{name}_ when inplace=True.\n\n{op.__doc__ or ''}")
+    return wrapper
+
+
+# torch.nn.functional adds an `inplace` flag that the tensor ops do not take.
+for _name in ["relu", "relu6", "elu", "selu", "celu", "leaky_relu", "hardtanh", "hardsigmoid",
+              "hardswish", "silu", "mish", "threshold"]:
+    if hasattr(_C, _name):
+        globals()[_name] = _inplace_wrapper(_name)
+        if _name not in __all__:
+            __all__.append(_name)
+
+del _name
