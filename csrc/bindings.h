@@ -39,6 +39,7 @@ void bind_linalg(py::module_& m, TensorClass& cls);
 void bind_nn(py::module_& m, TensorClass& cls);
 void bind_shape_index(py::module_& m, TensorClass& cls);
 void bind_interop(py::module_& m, TensorClass& cls);
+void bind_autograd(py::module_& m, TensorClass& cls);
 
 }  // namespace ember::python
 

@@ -11,11 +11,7 @@ namespace ember::python {
 
 namespace {
 
-void set_requires_grad(Tensor& t, bool requires_grad) {
-  EMBER_CHECK(!requires_grad || t.is_floating_point(), "only Tensors of floating point dtype can "
-              "require gradients, got a tensor of dtype ", dtype_name(t.dtype()));
-  t.impl()->requires_grad = requires_grad;
-}
+void set_requires_grad(Tensor& t, bool requires_grad) { t.requires_grad_(requires_grad); }
 
 // Pickling: ember._rebuild_tensor(bytes, dtype name, shape[, requires_grad]).
 // Loading runs no code but this function, which checks everything it is given.
@@ -107,12 +103,6 @@ void bind_interop(py::module_& m, TensorClass& cls) {
   m.def("is_floating_point", [](const Tensor& t) { return t.is_floating_point(); }, py::arg("input"));
   m.def("numel", [](const Tensor& t) { return t.numel(); }, py::arg("input"));
 
-  // ---- the requires_grad flag (the autograd engine comes later) ----------------------
-  cls.def_property("requires_grad", &Tensor::requires_grad, &set_requires_grad)
-      .def("requires_grad_", [](py::object self, bool requires_grad) {
-        set_requires_grad(py::cast<Tensor&>(self), requires_grad);
-        return self;
-      }, py::arg("requires_grad") = true);
 
   // ---- Python protocols ---------------------------------------------------------------
   cls.def("__iter__", [](const Tensor& t) {

@@ -15,4 +15,5 @@ PYBIND11_MODULE(_C, m) {
   bind_nn(m, cls);
   bind_shape_index(m, cls);
   bind_interop(m, cls);
+  bind_autograd(m, cls);
 }

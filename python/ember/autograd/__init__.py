@@ -1,0 +1,48 @@
+"""ember.autograd: gradients of tensor computations (torch.autograd's API)."""
+from .. import _C
+from .function import Function, FunctionCtx  # noqa: F401
+from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled  # noqa: F401
+from .gradcheck import gradcheck, gradgradcheck  # noqa: F401
+
+
+def _tensors(x):
+    if x is None:
+        return None
+    return (x,) if isinstance(x, _C.Tensor) else tuple(x)
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulates the gradients of tensors into the .grad of the leaves (or of inputs)."""
+    _C._backward(_tensors(tensors), _tensors(grad_tensors), retain_graph, create_graph, _tensors(inputs))
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         allow_unused=None, materialize_grads=False):
+    """The gradients of outputs with respect to inputs, as a tuple (torch.autograd.grad)."""
+    single = isinstance(inputs, _C.Tensor)
+    result = _C._grad(_tensors(outputs), _tensors(inputs), _tensors(grad_outputs), retain_graph,
+                      create_graph, bool(allow_unused) or materialize_grads)
+    if materialize_grads:
+        ins = _tensors(inputs)
+        result = tuple(_C.zeros_like(i) if g is None else g for g, i in zip(result, ins))
+    return result if not single else result
+
+
+class RemovableHandle:
+    """What Tensor.register_hook returns: .remove() unregisters the hook."""
+
+    def __init__(self, tensor, hook_id):
+        self._tensor, self._id = tensor, hook_id
+
+    def remove(self):
+        if self._tensor is not None:
+            self._tensor._remove_hook(self._id)
+            self._tensor = None
+
+
+def _register_hook(self, hook):
+    """hook(grad) runs when the gradient of this tensor is computed; it may return a new gradient."""
+    return RemovableHandle(self, self._register_hook(hook))
+
+
+_C.Tensor.register_hook = _register_hook
