@@ -1,0 +1,176 @@
+// Vectorizable float32 math: exp, log, sin, cos, tanh, sigmoid, erf and the
+// activations built from them.
+//
+// Why: GCC never vectorizes a loop that calls std::exp, std::tanh, ... so a
+// dense float32 kernel calling them runs one element at a time. These
+// versions are plain branch-free arithmetic (a select instead of a branch,
+// bit casts instead of frexp/ldexp), so a loop calling them vectorizes for
+// whatever ISA the loop is compiled for (see EMBER_TARGET_CLONES).
+//
+// Method: the classic range reduction + polynomial (Cephes-style minimax
+// coefficients). Accuracy on float32: within 2 ulp of the correctly rounded
+// result for exp, log, sin, cos, tanh, sigmoid (test/python/test_unary.py
+// checks against float64), a few ulp for erf; IEEE special values (nan,
+// +-inf, signed zero) come out as std:: gives them.
+#pragma once
+#include <bit>
+#include <cstdint>
+
+namespace ember::cpu::vec {
+
+inline float as_float(uint32_t i) { return std::bit_cast<float>(i); }
+inline uint32_t as_bits(float f) { return std::bit_cast<uint32_t>(f); }
+inline float abs(float x) { return as_float(as_bits(x) & 0x7fffffffu); }
+// |magnitude| with the sign of sign_of.
+inline float copysign(float magnitude, float sign_of) {
+  return as_float((as_bits(magnitude) & 0x7fffffffu) | (as_bits(sign_of) & 0x80000000u));
+}
+// 2^n for an integer n in [-126, 127].
+inline float pow2i(int32_t n) { return as_float(static_cast<uint32_t>(n + 127) << 23); }
+
+// Adding then subtracting 1.5 * 2^23 rounds a float (|x| < 2^22) to the
+// nearest integer; the integer is also in the low bits of the sum.
+constexpr float kRoundMagic = 12582912.0f;
+
+inline float exp(float x) {
+  // exp(x) = 2^n * exp(r), n = round(x / ln2), |r| <= ln2 / 2. The clamp keeps n in a
+  // range where 2^n splits into two normal factors; nan passes through the compares.
+  x = x < -104.0f ? -104.0f : x;
+  x = x > 89.0f ? 89.0f : x;
+  float t = x * 1.44269504088896341f + kRoundMagic;
+  int32_t n = static_cast<int32_t>(as_bits(t) - as_bits(kRoundMagic));
+  float nf = t - kRoundMagic;
+  // ln2 split in two so that nf * hi is exact.
+  float r = x - nf * 0.693359375f;
+  r = r + nf * 2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * (r * r) + r + 1.0f;
+  int32_t n1 = n >> 1;
+  return p * pow2i(n1) * pow2i(n - n1);
+}
+
+inline float log(float x) {
+  // x = m * 2^e with m in [sqrt(1/2), sqrt(2)); log(x) = e ln2 + log(m).
+  bool tiny = x < 1.17549435e-38f;  // subnormal (or <= 0: fixed up below)
+  float xs = tiny ? x * 8388608.0f : x;
+  uint32_t bits = as_bits(xs);
+  float e = static_cast<float>(static_cast<int32_t>((bits >> 23) & 0xffu) - 126) - (tiny ? 23.0f : 0.0f);
+  float m = as_float((bits & 0x007fffffu) | 0x3f000000u);  // in [0.5, 1)
+  bool low = m < 0.707106781186547524f;
+  e = low ? e - 1.0f : e;
+  m = (low ? m + m : m) - 1.0f;
+  float z = m * m;
+  float p = 7.0376836292e-2f;
+  p = p * m - 1.1514610310e-1f;
+  p = p * m + 1.1676998740e-1f;
+  p = p * m - 1.2420140846e-1f;
+  p = p * m + 1.4249322787e-1f;
+  p = p * m - 1.6668057665e-1f;
+  p = p * m + 2.0000714765e-1f;
+  p = p * m - 2.4999993993e-1f;
+  p = p * m + 3.3333331174e-1f;
+  float y = p * m * z - e * 2.12194440e-4f - 0.5f * z;
+  float r = m + y + e * 0.693359375f;
+  r = x == 0.0f ? -__builtin_inff() : r;
+  r = x == __builtin_inff() ? x : r;
+  return x >= 0.0f ? r : __builtin_nanf("");  // negative or nan
+}
+
+// Beyond this |x| the reduction below loses accuracy; kernels call std::sin/cos there.
+constexpr float kSinCosMaxArg = 8192.0f;
+
+namespace detail {
+// Reduces |x| by multiples of pi/4: returns r in [-pi/4, pi/4] and the even octant j.
+inline float reduce_pi4(float ax, int32_t& j) {
+  j = static_cast<int32_t>(ax * 1.27323954473516f);  // 4/pi
+  j = (j + 1) & ~1;
+  float y = static_cast<float>(j);
+  // pi/4 in three parts so that the products are (nearly) exact.
+  return ((ax - y * 0.78515625f) - y * 2.4187564849853515625e-4f) - y * 3.77489497744594108e-8f;
+}
+inline float sin_poly(float r, float z) {
+  float p = -1.9515295891e-4f;
+  p = p * z + 8.3321608736e-3f;
+  p = p * z - 1.6666654611e-1f;
+  return p * z * r + r;
+}
+inline float cos_poly(float z) {
+  float p = 2.443315711809948e-5f;
+  p = p * z - 1.388731625493765e-3f;
+  p = p * z + 4.166664568298827e-2f;
+  return p * z * z - 0.5f * z + 1.0f;
+}
+}  // namespace detail
+
+// Valid for |x| <= kSinCosMaxArg (and nan).
+inline float sin(float x) {
+  int32_t j;
+  float r = detail::reduce_pi4(abs(x), j);
+  float z = r * r;
+  float v = (j & 2) ? detail::cos_poly(z) : detail::sin_poly(r, z);
+  bool negate = ((j & 4) != 0) != (as_bits(x) >> 31 != 0);
+  return negate ? -v : v;
+}
+
+inline float cos(float x) {
+  int32_t j;
+  float r = detail::reduce_pi4(abs(x), j);
+  float z = r * r;
+  float v = (j & 2) ? detail::sin_poly(r, z) : detail::cos_poly(z);
+  return ((j + 2) & 4) ? -v : v;
+}
+
+inline float tanh(float x) {
+  // Small |x|: odd polynomial; else 1 - 2 / (exp(2|x|) + 1), which is 1 once exp overflows.
+  float ax = abs(x);
+  float z = x * x;
+  float p = -5.70498872745e-3f;
+  p = p * z + 2.06390887954e-2f;
+  p = p * z - 5.37397155531e-2f;
+  p = p * z + 1.33314422036e-1f;
+  p = p * z - 3.33332819422e-1f;
+  float small = p * z * x + x;
+  float large = copysign(1.0f - 2.0f / (exp(ax + ax) + 1.0f), x);
+  return ax < 0.625f ? small : large;
+}
+
+// From e = exp(-|x|), which cannot overflow: 1 / (1 + e) for x >= 0, e / (1 + e) below
+// (so that tiny results keep their precision instead of flushing 1 / inf to 0).
+inline float sigmoid(float x) {
+  float e = exp(-abs(x));
+  return (x >= 0.0f ? 1.0f : e) / (1.0f + e);
+}
+inline float silu(float x) { return x * sigmoid(x); }
+
+inline float erf(float x) {
+  // A rational approximation x P(x^2) / Q(x^2) on [-4, 4]; erf is +-1 in float32 beyond.
+  x = x < -4.0f ? -4.0f : x;
+  x = x > 4.0f ? 4.0f : x;
+  float z = x * x;
+  float p = -2.72614225801306e-10f;
+  p = p * z + 2.77068142495902e-08f;
+  p = p * z - 2.10102402082508e-06f;
+  p = p * z - 5.69250639462346e-05f;
+  p = p * z - 7.34990630326855e-04f;
+  p = p * z - 2.95459980854025e-03f;
+  p = p * z - 1.60960333262415e-02f;
+  float q = -1.45660718464996e-05f;
+  q = q * z - 2.13374055278905e-04f;
+  q = q * z - 1.68282697438203e-03f;
+  q = q * z - 7.37332916720468e-03f;
+  q = q * z - 1.42647390514189e-02f;
+  return x * (p / q);
+}
+
+inline float gelu(float x) { return 0.5f * x * (1.0f + erf(x * 0.707106781186547524f)); }
+inline float gelu_tanh(float x) {
+  float inner = 0.797884560802865356f * (x + 0.044715f * x * x * x);  // sqrt(2/pi)
+  return 0.5f * x * (1.0f + tanh(inner));
+}
+
+}  // namespace ember::cpu::vec
