@@ -16,18 +16,20 @@ void relu_kernel(OpCall& c) {
   });
 }
 
+// x Phi(x), as x erfc(-x / sqrt 2) / 2 (no cancellation in the negative tail); the
+// tanh form as x sigmoid(2u), which is x (1 + tanh u) / 2 without cancellation.
 void gelu_kernel(OpCall& c) {
   if (c.attr(0).to_string() == "tanh") {
     float_unary(c, [](auto x) {
       using T = decltype(x);
       T inner = T(0.797884560802865355879892119868763737) * (x + T(0.044715) * x * x * x);
-      return T(0.5) * x * (T(1) + std::tanh(inner));
-    }, vec::gelu_tanh);
+      return x / (T(1) + std::exp(-(inner + inner)));
+    }, [](float x) { return vec::gelu_tanh(x); });
   } else {
     float_unary(c, [](auto x) {
       using T = decltype(x);
-      return T(0.5) * x * (T(1) + std::erf(x * T(0.707106781186547524400844362104849039)));
-    }, vec::gelu);
+      return T(0.5) * x * std::erfc(x * T(-0.707106781186547524400844362104849039));
+    }, [](float x) { return vec::gelu(x); });
   }
 }
 
@@ -35,7 +37,7 @@ void silu_kernel(OpCall& c) {
   float_unary(c, [](auto x) {
     using T = decltype(x);
     return x / (T(1) + std::exp(-x));
-  }, vec::silu);
+  }, [](float x) { return vec::silu(x); });
 }
 
 // log(1 + exp(beta x)) / beta, or x itself where beta x > threshold (PyTorch's formula).

@@ -83,18 +83,43 @@ BinarySetup setup_binary(OpCall& c, DType compute, DType out_dtype);
 // ---- loops ---------------------------------------------------------------------------------
 
 namespace dense {
-// The dense rows: plain loops the compiler vectorizes, once per ISA.
+// The dense rows: plain loops the compiler vectorizes, once per ISA. An in-place
+// row (out is the input) gets its own one-pointer loop: the compiler guards the
+// two-pointer loop's vector path with a no-overlap check, which in-place fails.
+template <typename T, typename F>
+EMBER_TARGET_CLONES void map1_inplace(T* data, int64_t n, const F& f) {
+  for (int64_t i = 0; i < n; ++i) data[i] = f(data[i]);
+}
 template <typename Out, typename In, typename F>
 EMBER_TARGET_CLONES void map1(Out* out, const In* in, int64_t n, const F& f) {
   for (int64_t i = 0; i < n; ++i) out[i] = f(in[i]);
+}
+template <typename T, typename B, typename F>
+EMBER_TARGET_CLONES void map2_inplace(T* a, const B* b, int64_t n, const F& f) {
+  for (int64_t i = 0; i < n; ++i) a[i] = f(a[i], b[i]);
 }
 template <typename Out, typename A, typename B, typename F>
 EMBER_TARGET_CLONES void map2(Out* out, const A* a, const B* b, int64_t n, const F& f) {
   for (int64_t i = 0; i < n; ++i) out[i] = f(a[i], b[i]);
 }
+
+// A dense binary row: in place when out is one of the inputs.
+template <typename Out, typename A, typename B, typename F>
+void row2(Out* out, const A* a, const B* b, int64_t n, const F& f) {
+  if constexpr (std::is_same_v<Out, A>) {
+    if (out == a) return map2_inplace(out, b, n, f);
+  }
+  if constexpr (std::is_same_v<Out, B>) {
+    if (out == b) return map2_inplace(out, a, n, [f](B y, A x) { return f(x, y); });
+  }
+  map2(out, a, b, n, f);
+}
 // A dense unary row: map1, or the op's own row function when it has one.
 template <typename Out, typename In, typename F>
 void row(Out* out, const In* in, int64_t n, const F& f, std::nullptr_t) {
+  if constexpr (std::is_same_v<Out, In>) {
+    if (out == in) return map1_inplace(out, n, f);
+  }
   map1(out, in, n, f);
 }
 template <typename Out, typename In, typename F, typename DenseRow>
@@ -144,7 +169,7 @@ void binary_loop(const Tensor& out, const Tensor& a, const Tensor& b, const F& f
     auto g = make_geometry<3>(out, {&a, &b});
     for_each_row<3>(g, kGrainSize, [&](char** p, const int64_t* s, int64_t n) {
       if (s[0] == sizeof(out_t) && s[1] == sizeof(a_t) && s[2] == sizeof(b_t))
-        dense::map2(reinterpret_cast<out_t*>(p[0]), reinterpret_cast<const a_t*>(p[1]),
+        dense::row2(reinterpret_cast<out_t*>(p[0]), reinterpret_cast<const a_t*>(p[1]),
                     reinterpret_cast<const b_t*>(p[2]), n, f);
       else
         loop_impl::inner_loop(p, s, n, f, std::make_index_sequence<2>{});

@@ -37,14 +37,14 @@ void sign_kernel(OpCall& c) {
   });
 }
 
-void exp_kernel(OpCall& c) { float_unary(c, [](auto x) { return std::exp(x); }, vec::exp); }
+void exp_kernel(OpCall& c) { float_unary(c, [](auto x) { return std::exp(x); }, [](float x) { return vec::exp(x); }); }
 void expm1_kernel(OpCall& c) { float_unary(c, [](auto x) { return std::expm1(x); }); }
-void log_kernel(OpCall& c) { float_unary(c, [](auto x) { return std::log(x); }, vec::log); }
+void log_kernel(OpCall& c) { float_unary(c, [](auto x) { return std::log(x); }, [](float x) { return vec::log(x); }); }
 void log1p_kernel(OpCall& c) { float_unary(c, [](auto x) { return std::log1p(x); }); }
 void log2_kernel(OpCall& c) { float_unary(c, [](auto x) { return std::log2(x); }); }
 void tan_kernel(OpCall& c) { float_unary(c, [](auto x) { return std::tan(x); }); }
-void tanh_kernel(OpCall& c) { float_unary(c, [](auto x) { return std::tanh(x); }, vec::tanh); }
-void erf_kernel(OpCall& c) { float_unary(c, [](auto x) { return std::erf(x); }, vec::erf); }
+void tanh_kernel(OpCall& c) { float_unary(c, [](auto x) { return std::tanh(x); }, [](float x) { return vec::tanh(x); }); }
+void erf_kernel(OpCall& c) { float_unary(c, [](auto x) { return std::erf(x); }, [](float x) { return vec::erf(x); }); }
 
 // sqrt and division vectorize as they are (-fno-math-errno), so no vec:: versions.
 void sqrt_kernel(OpCall& c) { float_unary(c, [](auto x) { return std::sqrt(x); }); }
@@ -57,7 +57,7 @@ void sigmoid_kernel(OpCall& c) {
   float_unary(c, [](auto x) {
     using T = decltype(x);
     return T(1) / (T(1) + std::exp(-x));
-  }, vec::sigmoid);
+  }, [](float x) { return vec::sigmoid(x); });
 }
 
 // Dense float32 rows of sin and cos: the vectorized polynomial, except in blocks
@@ -81,10 +81,12 @@ float sin_scalar(float x) { return vec::abs(x) <= vec::kSinCosMaxArg ? vec::sin(
 float cos_scalar(float x) { return vec::abs(x) <= vec::kSinCosMaxArg ? vec::cos(x) : std::cos(x); }
 
 void sin_kernel(OpCall& c) {
-  float_unary(c, [](auto x) { return std::sin(x); }, sin_scalar, sincos_row<false>);
+  float_unary(c, [](auto x) { return std::sin(x); }, [](float x) { return sin_scalar(x); },
+              [](float* o, const float* x, int64_t n) { sincos_row<false>(o, x, n); });
 }
 void cos_kernel(OpCall& c) {
-  float_unary(c, [](auto x) { return std::cos(x); }, cos_scalar, sincos_row<true>);
+  float_unary(c, [](auto x) { return std::cos(x); }, [](float x) { return cos_scalar(x); },
+              [](float* o, const float* x, int64_t n) { sincos_row<true>(o, x, n); });
 }
 
 // Rounding: integer tensors come back as they are (a copy).

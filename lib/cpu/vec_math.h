@@ -8,10 +8,9 @@
 // whatever ISA the loop is compiled for (see EMBER_TARGET_CLONES).
 //
 // Method: the classic range reduction + polynomial (Cephes-style minimax
-// coefficients). Accuracy on float32: within 2 ulp of the correctly rounded
-// result for exp, log, sin, cos, tanh, sigmoid (test/python/test_unary.py
-// checks against float64), a few ulp for erf; IEEE special values (nan,
-// +-inf, signed zero) come out as std:: gives them.
+// coefficients; erf's fitted here). Accuracy on float32: within 2-3 ulp of the
+// correctly rounded result (test/python/test_unary.py checks against float64);
+// IEEE special values (nan, +-inf, signed zero) come out as std:: gives them.
 #pragma once
 #include <bit>
 #include <cstdint>
@@ -55,15 +54,17 @@ inline float exp(float x) {
 }
 
 inline float log(float x) {
-  // x = m * 2^e with m in [sqrt(1/2), sqrt(2)); log(x) = e ln2 + log(m).
+  // x = m * 2^e with m in [sqrt(1/2), sqrt(2)); log(x) = e ln2 + log(m). The selects
+  // choose between constants only: GCC (with trapping math) does not if-convert a
+  // select of two computed floats, and a branch would stop vectorization.
   bool tiny = x < 1.17549435e-38f;  // subnormal (or <= 0: fixed up below)
-  float xs = tiny ? x * 8388608.0f : x;
+  float xs = x * (tiny ? 8388608.0f : 1.0f);
   uint32_t bits = as_bits(xs);
   float e = static_cast<float>(static_cast<int32_t>((bits >> 23) & 0xffu) - 126) - (tiny ? 23.0f : 0.0f);
   float m = as_float((bits & 0x007fffffu) | 0x3f000000u);  // in [0.5, 1)
   bool low = m < 0.707106781186547524f;
-  e = low ? e - 1.0f : e;
-  m = (low ? m + m : m) - 1.0f;
+  e = e - (low ? 1.0f : 0.0f);
+  m = m * (low ? 2.0f : 1.0f) - 1.0f;
   float z = m * m;
   float p = 7.0376836292e-2f;
   p = p * m - 1.1514610310e-1f;
@@ -147,30 +148,57 @@ inline float sigmoid(float x) {
 }
 inline float silu(float x) { return x * sigmoid(x); }
 
-inline float erf(float x) {
-  // A rational approximation x P(x^2) / Q(x^2) on [-4, 4]; erf is +-1 in float32 beyond.
-  x = x < -4.0f ? -4.0f : x;
-  x = x > 4.0f ? 4.0f : x;
+namespace detail {
+// erf(x) = x P(x^2) for |x| <= 1 (P fitted to erf(x)/x on [0, 1]).
+inline float erf_small(float x) {
   float z = x * x;
-  float p = -2.72614225801306e-10f;
-  p = p * z + 2.77068142495902e-08f;
-  p = p * z - 2.10102402082508e-06f;
-  p = p * z - 5.69250639462346e-05f;
-  p = p * z - 7.34990630326855e-04f;
-  p = p * z - 2.95459980854025e-03f;
-  p = p * z - 1.60960333262415e-02f;
-  float q = -1.45660718464996e-05f;
-  q = q * z - 2.13374055278905e-04f;
-  q = q * z - 1.68282697438203e-03f;
-  q = q * z - 7.37332916720468e-03f;
-  q = q * z - 1.42647390514189e-02f;
-  return x * (p / q);
+  float p = 7.8538576946e-05f;
+  p = p * z - 8.0101925174e-04f;
+  p = p * z + 5.1883275597e-03f;
+  p = p * z - 2.6853811869e-02f;
+  p = p * z + 1.1283585147e-01f;
+  p = p * z - 3.7612625824e-01f;
+  p = p * z + 1.1283791657e+00f;
+  return x * p;
+}
+// erfc(a) for a >= 1 (about 0.95 to 10, and 0 beyond): t exp(-a^2 + S(t)) with
+// t = 1 / (1 + a / 2), S fitted to log(erfc(a) / t) + a^2. No cancellation, so the
+// tiny values that gelu's negative tail needs keep their relative precision.
+inline float erfc_tail(float a) {
+  float t = 1.0f / (1.0f + 0.5f * a);
+  float s = -2.1648484175e-01f;
+  s = s * t + 5.6527272710e-01f;
+  s = s * t - 3.3857100616e-01f;
+  s = s * t - 1.5328582089e-01f;
+  s = s * t - 3.1326184902e-02f;
+  s = s * t + 5.9424180013e-02f;
+  s = s * t + 3.7999797103e-01f;
+  s = s * t + 9.9947100194e-01f;
+  s = s * t - 1.2654894124e+00f;
+  return t * exp(s - a * a);
+}
+}  // namespace detail
+
+inline float erf(float x) {
+  float a = abs(x);
+  float small = detail::erf_small(x);
+  float large = copysign(1.0f - detail::erfc_tail(a), x);
+  return a < 1.0f ? small : large;
 }
 
-inline float gelu(float x) { return 0.5f * x * (1.0f + erf(x * 0.707106781186547524f)); }
+inline float erfc(float x) {
+  float a = abs(x);
+  float small = 1.0f - detail::erf_small(x);
+  float tail = detail::erfc_tail(a);
+  return a < 1.0f ? small : x > 0.0f ? tail : 2.0f - tail;
+}
+
+// x Phi(x) = x erfc(-x / sqrt 2) / 2: erfc keeps the negative tail accurate where 1 + erf cancels.
+inline float gelu(float x) { return 0.5f * x * erfc(x * -0.707106781186547524f); }
+// x (1 + tanh(u)) / 2 = x sigmoid(2u): the same function without 1 + tanh cancelling.
 inline float gelu_tanh(float x) {
   float inner = 0.797884560802865356f * (x + 0.044715f * x * x * x);  // sqrt(2/pi)
-  return 0.5f * x * (1.0f + tanh(inner));
+  return x * sigmoid(inner + inner);
 }
 
 }  // namespace ember::cpu::vec
