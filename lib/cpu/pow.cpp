@@ -29,7 +29,9 @@ void pow_float_exponent(const BinarySetup& s, double e) {
 template <typename T>
 void pow_typed(const BinarySetup& s) {
   using O = opmath_t<T>;
-  if constexpr (std::is_floating_point_v<O>) {
+  if constexpr (std::is_same_v<T, bool>) {
+    binary_op<T, T>(s.out(), s.operands, [](bool x, bool y) { return x || !y; });
+  } else if constexpr (std::is_floating_point_v<O>) {
     if (s.operands.scalar == 2)
       pow_float_exponent<T>(s, scalar_value<double>(s.operands.b));
     else
@@ -42,7 +44,7 @@ void pow_typed(const BinarySetup& s) {
 void pow_kernel(OpCall& c) {
   DType dt = result_type(c.in(0), c.in(1));
   BinarySetup s = setup_binary(c, dt, dt);
-  EMBER_DISPATCH_NUMERIC(dt, "pow", [&] { pow_typed<scalar_t>(s); });
+  EMBER_DISPATCH_ALL(dt, "pow", [&] { pow_typed<scalar_t>(s); });
   s.output.finish();
 }
 

@@ -162,7 +162,11 @@ Tensor& fmod_(Tensor& self, const Scalar& other) { return fmod_(self, wrapped_sc
 
 namespace {
 DType pow_result(const char* op, const Tensor& base, const Tensor& exponent) {
-  DType dt = no_bool_result(op, base, exponent);
+  check_defined(op, base);
+  check_defined(op, exponent);
+  DType dt = result_type(base, exponent);
+  // bool ** True / False is defined (a copy / ones, as PyTorch's Scalar overload); other bool powers are not.
+  if (dt == kBool && !exponent.impl()->is_wrapped_number) not_implemented(op, kBool);
   // As PyTorch: an integer tensor to a negative integer number is an error (a
   // negative integer *tensor* exponent is not; it truncates to 0, 1 or -1).
   if (exponent.impl()->is_wrapped_number && !is_floating(exponent.dtype()) &&
