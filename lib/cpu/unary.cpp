@@ -67,9 +67,13 @@ EMBER_TARGET_CLONES void sincos_row(float* out, const float* in, int64_t n) {
   constexpr int64_t kBlock = 256;
   for (int64_t b = 0; b < n; b += kBlock) {
     int64_t e = std::min(n, b + kBlock);
-    bool large = false;
-    for (int64_t i = b; i < e; ++i) large |= !(vec::abs(in[i]) <= vec::kSinCosMaxArg);
-    if (!large) {
+    // The largest |x| of the block, compared as bits (an integer max vectorizes; nan counts as large).
+    uint32_t top = 0;
+    for (int64_t i = b; i < e; ++i) top = std::max(top, vec::as_bits(in[i]) & 0x7fffffffu);
+    bool large = top > vec::as_bits(vec::kSinCosMaxArg);
+    if (!large && out == in) {  // one pointer, so the loop vectorizes in place too
+      for (int64_t i = b; i < e; ++i) out[i] = kCos ? vec::cos(out[i]) : vec::sin(out[i]);
+    } else if (!large) {
       for (int64_t i = b; i < e; ++i) out[i] = kCos ? vec::cos(in[i]) : vec::sin(in[i]);
     } else {
       for (int64_t i = b; i < e; ++i) out[i] = kCos ? std::cos(in[i]) : std::sin(in[i]);
