@@ -330,8 +330,6 @@ void bind_operators(TensorClass& cls) {
   def_operator(cls, "__le__", [](T a, A b) { return le(a, b); });
   def_operator(cls, "__gt__", [](T a, A b) { return gt(a, b); });
   def_operator(cls, "__ge__", [](T a, A b) { return ge(a, b); });
-  // numpy arrays and scalars on the left defer to these reflected operators (as for torch.Tensor).
-  cls.attr("__array_priority__") = 1000;
   // __eq__ returns a tensor, so hashing goes by identity, as PyTorch's Tensor.__hash__ (id(self)).
   cls.def("__hash__", [](const py::object& self) { return reinterpret_cast<intptr_t>(self.ptr()); });
 

@@ -47,6 +47,10 @@ void softplus_kernel(OpCall& c) {
     using T = decltype(x);
     T b = static_cast<T>(beta), bx = x * b;
     return bx > static_cast<T>(threshold) ? x : std::log1p(std::exp(bx)) / b;
+  }, [b = float(beta), t = float(threshold)](float x) {
+    float bx = x * b;
+    float soft = vec::log1p(vec::exp(bx)) / b;
+    return bx > t ? x : soft;
   });
 }
 

@@ -40,7 +40,9 @@ void sign_kernel(OpCall& c) {
 void exp_kernel(OpCall& c) { float_unary(c, [](auto x) { return std::exp(x); }, [](float x) { return vec::exp(x); }); }
 void expm1_kernel(OpCall& c) { float_unary(c, [](auto x) { return std::expm1(x); }); }
 void log_kernel(OpCall& c) { float_unary(c, [](auto x) { return std::log(x); }, [](float x) { return vec::log(x); }); }
-void log1p_kernel(OpCall& c) { float_unary(c, [](auto x) { return std::log1p(x); }); }
+void log1p_kernel(OpCall& c) {
+  float_unary(c, [](auto x) { return std::log1p(x); }, [](float x) { return vec::log1p(x); });
+}
 void log2_kernel(OpCall& c) { float_unary(c, [](auto x) { return std::log2(x); }); }
 void tan_kernel(OpCall& c) { float_unary(c, [](auto x) { return std::tan(x); }); }
 void tanh_kernel(OpCall& c) { float_unary(c, [](auto x) { return std::tanh(x); }, [](float x) { return vec::tanh(x); }); }

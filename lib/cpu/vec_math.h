@@ -82,8 +82,18 @@ inline float log(float x) {
   return x >= 0.0f ? r : __builtin_nanf("");  // negative or nan
 }
 
+// log(1 + y), accurate for tiny y too: log(u) * y / (u - 1) with u = 1 + y rounded,
+// which cancels the rounding of u (Goldberg's trick); y itself where u rounds to 1.
+inline float log1p(float y) {
+  float u = 1.0f + y, d = u - 1.0f;
+  bool exact = d == 0.0f;
+  float r = log(u) * (y / (exact ? 1.0f : d));
+  r = exact ? y : r;
+  return u == __builtin_inff() ? u : r;  // inf / inf would be nan
+}
+
 // Beyond this |x| the reduction below loses accuracy; kernels call std::sin/cos there.
-constexpr float kSinCosMaxArg = 8192.0f;
+constexpr float kSinCosMaxArg = 256.0f;
 
 namespace detail {
 // Reduces |x| by multiples of pi/4: returns r in [-pi/4, pi/4] and the even octant j.
@@ -202,3 +212,10 @@ inline float gelu_tanh(float x) {
 }
 
 }  // namespace ember::cpu::vec
+
+namespace ember::cpu {
+// The names the nn kernels (loss_*.cpp) use.
+inline float fast_exp(float x) { return vec::exp(x); }
+inline float fast_log(float x) { return vec::log(x); }
+inline float fast_log1p(float y) { return vec::log1p(y); }
+}  // namespace ember::cpu
