@@ -133,6 +133,10 @@ void bind_unary_ops(py::module_& m, TensorClass& cls) {
     leaky_relu_(self_of(t), s);
     return t;
   }, py::arg("input"), py::arg("negative_slope") = 0.01);
+  // As methods too, for ember.nn.functional's inplace=True (x.leaky_relu_(slope)).
+  cls.def("leaky_relu", &leaky_relu, py::arg("negative_slope") = 0.01);
+  cls.def("leaky_relu_", inplace([](Tensor& t, const Scalar& s) { leaky_relu_(t, s); }),
+          py::arg("negative_slope") = 0.01);
 
   // clamp: min and max are numbers or tensors (either may be None).
   auto bound = [](const std::optional<TensorArg>& b) { return b ? b->tensor : Tensor(); };

@@ -345,6 +345,10 @@ def test_leaky_relu():
     x = to_ember(a)
     assert ember.leaky_relu_(x, 0.2) is x
     assert_close(x, np.where(a > 0, a, a * np.float32(0.2)))
+    y = to_ember(a)
+    assert y.leaky_relu_(negative_slope=0.3) is y
+    assert_close(y, np.where(a > 0, a, a * np.float32(0.3)))
+    assert_close(to_ember(a).leaky_relu(0.1), np.where(a > 0, a, a * np.float32(0.1)))
 
 
 def test_relu_keeps_nan_and_negative_zero():
