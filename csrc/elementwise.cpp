@@ -68,9 +68,30 @@ void def_binary(py::module_& m, TensorClass& cls, const char* name, Fn2 f, Fn2_ 
   }
 }
 
+// The other operand of an operator that is neither a tensor nor a Python number
+// (the slow path): a numpy scalar counts as a number; an array (anything with
+// __array__) becomes a tensor through ember.as_tensor, when the interop group's
+// conversion is there. Nothing otherwise: the operator returns NotImplemented.
+std::optional<Tensor> other_operand(const py::object& obj) {
+  py::detail::make_caster<Scalar> number_caster;
+  if (number_caster.load(obj, true)) return wrap_number(py::detail::cast_op<Scalar>(number_caster));
+  if (!py::hasattr(obj, "__array__")) return std::nullopt;
+  py::object module = py::module_::import("ember");
+  if (!py::hasattr(module, "as_tensor")) return std::nullopt;
+  return module.attr("as_tensor")(obj).cast<Tensor>();
+}
+
+py::object not_implemented() { return py::reinterpret_borrow<py::object>(Py_NotImplemented); }
+
+// x op y, f(x, y): a typed overload for a tensor or number y (the hot path: no
+// Python-level conversion), then a general one for the other operands.
 template <typename F>
 void def_operator(TensorClass& cls, const char* name, F f) {
-  cls.def(name, f, py::is_operator());
+  cls.def(name, [f](const Tensor& a, const TensorArg& b) { return f(a, b.tensor); }, py::is_operator());
+  cls.def(name, [f](const Tensor& a, const py::object& b) -> py::object {
+    std::optional<Tensor> other = other_operand(b);
+    return other ? py::cast(f(a, *other)) : not_implemented();
+  }, py::is_operator());
 }
 
 // x op= y: computes in place and gives back x itself.
@@ -78,6 +99,12 @@ template <typename F>
 void def_inplace_operator(TensorClass& cls, const char* name, F f) {
   cls.def(name, [f](const py::object& self, const TensorArg& b) -> py::object {
     f(self_of(self), b.tensor);
+    return self;
+  }, py::is_operator());
+  cls.def(name, [f](const py::object& self, const py::object& b) -> py::object {
+    std::optional<Tensor> other = other_operand(b);
+    if (!other) return not_implemented();
+    f(self_of(self), *other);
     return self;
   }, py::is_operator());
 }
@@ -284,36 +311,33 @@ void bind_compare_ops(py::module_& m, TensorClass& cls) {
   def_binary(m, cls, "bitwise_right_shift", &bitwise_right_shift, &bitwise_right_shift_);
 }
 
-Tensor number(const Scalar& s) { return wrap_number(s); }
-
 void bind_operators(TensorClass& cls) {
   using T = const Tensor&;
-  using A = const TensorArg&;
-  using S = const Scalar&;
-  def_operator(cls, "__add__", [](T a, A b) { return add(a, b); });
-  def_operator(cls, "__radd__", [](T a, S b) { return add(a, number(b)); });
-  def_operator(cls, "__sub__", [](T a, A b) { return sub(a, b); });
-  def_operator(cls, "__rsub__", [](T a, S b) { return sub(number(b), a); });
-  def_operator(cls, "__mul__", [](T a, A b) { return mul(a, b); });
-  def_operator(cls, "__rmul__", [](T a, S b) { return mul(a, number(b)); });
-  def_operator(cls, "__truediv__", [](T a, A b) { return div(a, b); });
-  def_operator(cls, "__rtruediv__", [](T a, S b) { return div(number(b), a); });
-  def_operator(cls, "__floordiv__", [](T a, A b) { return div(a, b, "floor"); });
-  def_operator(cls, "__rfloordiv__", [](T a, S b) { return div(number(b), a, "floor"); });
-  def_operator(cls, "__mod__", [](T a, A b) { return remainder(a, b); });
-  def_operator(cls, "__rmod__", [](T a, S b) { return remainder(number(b), a); });
-  def_operator(cls, "__pow__", [](T a, A b) { return pow(a, b); });
-  def_operator(cls, "__rpow__", [](T a, S b) { return pow(number(b), a); });
-  def_operator(cls, "__and__", [](T a, A b) { return bitwise_and(a, b); });
-  def_operator(cls, "__rand__", [](T a, S b) { return bitwise_and(a, number(b)); });
-  def_operator(cls, "__or__", [](T a, A b) { return bitwise_or(a, b); });
-  def_operator(cls, "__ror__", [](T a, S b) { return bitwise_or(a, number(b)); });
-  def_operator(cls, "__xor__", [](T a, A b) { return bitwise_xor(a, b); });
-  def_operator(cls, "__rxor__", [](T a, S b) { return bitwise_xor(a, number(b)); });
-  def_operator(cls, "__lshift__", [](T a, A b) { return bitwise_left_shift(a, b); });
-  def_operator(cls, "__rlshift__", [](T a, S b) { return bitwise_left_shift(number(b), a); });
-  def_operator(cls, "__rshift__", [](T a, A b) { return bitwise_right_shift(a, b); });
-  def_operator(cls, "__rrshift__", [](T a, S b) { return bitwise_right_shift(number(b), a); });
+  // Reflected forms (2 - x calls x.__rsub__(2)): f(x, y) computes y op x.
+  def_operator(cls, "__add__", [](T a, T b) { return add(a, b); });
+  def_operator(cls, "__radd__", [](T a, T b) { return add(b, a); });
+  def_operator(cls, "__sub__", [](T a, T b) { return sub(a, b); });
+  def_operator(cls, "__rsub__", [](T a, T b) { return sub(b, a); });
+  def_operator(cls, "__mul__", [](T a, T b) { return mul(a, b); });
+  def_operator(cls, "__rmul__", [](T a, T b) { return mul(b, a); });
+  def_operator(cls, "__truediv__", [](T a, T b) { return div(a, b); });
+  def_operator(cls, "__rtruediv__", [](T a, T b) { return div(b, a); });
+  def_operator(cls, "__floordiv__", [](T a, T b) { return div(a, b, "floor"); });
+  def_operator(cls, "__rfloordiv__", [](T a, T b) { return div(b, a, "floor"); });
+  def_operator(cls, "__mod__", [](T a, T b) { return remainder(a, b); });
+  def_operator(cls, "__rmod__", [](T a, T b) { return remainder(b, a); });
+  def_operator(cls, "__pow__", [](T a, T b) { return pow(a, b); });
+  def_operator(cls, "__rpow__", [](T a, T b) { return pow(b, a); });
+  def_operator(cls, "__and__", [](T a, T b) { return bitwise_and(a, b); });
+  def_operator(cls, "__rand__", [](T a, T b) { return bitwise_and(b, a); });
+  def_operator(cls, "__or__", [](T a, T b) { return bitwise_or(a, b); });
+  def_operator(cls, "__ror__", [](T a, T b) { return bitwise_or(b, a); });
+  def_operator(cls, "__xor__", [](T a, T b) { return bitwise_xor(a, b); });
+  def_operator(cls, "__rxor__", [](T a, T b) { return bitwise_xor(b, a); });
+  def_operator(cls, "__lshift__", [](T a, T b) { return bitwise_left_shift(a, b); });
+  def_operator(cls, "__rlshift__", [](T a, T b) { return bitwise_left_shift(b, a); });
+  def_operator(cls, "__rshift__", [](T a, T b) { return bitwise_right_shift(a, b); });
+  def_operator(cls, "__rrshift__", [](T a, T b) { return bitwise_right_shift(b, a); });
 
   def_inplace_operator(cls, "__iadd__", [](Tensor& a, T b) { add_(a, b); });
   def_inplace_operator(cls, "__isub__", [](Tensor& a, T b) { sub_(a, b); });
@@ -328,19 +352,19 @@ void bind_operators(TensorClass& cls) {
   def_inplace_operator(cls, "__ilshift__", [](Tensor& a, T b) { bitwise_left_shift_(a, b); });
   def_inplace_operator(cls, "__irshift__", [](Tensor& a, T b) { bitwise_right_shift_(a, b); });
 
-  def_operator(cls, "__eq__", [](T a, A b) { return eq(a, b); });
-  def_operator(cls, "__ne__", [](T a, A b) { return ne(a, b); });
-  def_operator(cls, "__lt__", [](T a, A b) { return lt(a, b); });
-  def_operator(cls, "__le__", [](T a, A b) { return le(a, b); });
-  def_operator(cls, "__gt__", [](T a, A b) { return gt(a, b); });
-  def_operator(cls, "__ge__", [](T a, A b) { return ge(a, b); });
+  def_operator(cls, "__eq__", [](T a, T b) { return eq(a, b); });
+  def_operator(cls, "__ne__", [](T a, T b) { return ne(a, b); });
+  def_operator(cls, "__lt__", [](T a, T b) { return lt(a, b); });
+  def_operator(cls, "__le__", [](T a, T b) { return le(a, b); });
+  def_operator(cls, "__gt__", [](T a, T b) { return gt(a, b); });
+  def_operator(cls, "__ge__", [](T a, T b) { return ge(a, b); });
   // __eq__ returns a tensor, so hashing goes by identity, as PyTorch's Tensor.__hash__ (id(self)).
   cls.def("__hash__", [](const py::object& self) { return reinterpret_cast<intptr_t>(self.ptr()); });
 
-  def_operator(cls, "__neg__", [](T a) { return neg(a); });
-  def_operator(cls, "__pos__", [](T a) { return a; });
-  def_operator(cls, "__abs__", [](T a) { return abs(a); });
-  def_operator(cls, "__invert__", [](T a) { return bitwise_not(a); });
+  cls.def("__neg__", [](T a) { return neg(a); });
+  cls.def("__pos__", [](T a) { return a; });
+  cls.def("__abs__", [](T a) { return abs(a); });
+  cls.def("__invert__", [](T a) { return bitwise_not(a); });
 }
 
 }  // namespace

@@ -717,3 +717,26 @@ def test_small_tensor_loop_makes_no_raw_allocations():
     after = ember.memory_stats()
     key = "num_raw_allocs"
     assert after[key] == before[key], key
+
+
+def test_numpy_scalars_are_numbers_in_operators():
+    x = to_ember(np.array([1.0, 2.0], dtype=np.float32))
+    for v in [np.float64(2.0), np.float32(2.0), np.int64(2)]:
+        assert_close(x * v, np.array([2.0, 4.0]))
+        assert (x * v).dtype == ember.float32  # a number: does not widen the tensor
+        assert_close(x - v, np.array([-1.0, 0.0]))
+        assert_close(x < v, np.array([True, False]))
+        y = x.clone()
+        y += v
+        assert_close(y, np.array([3.0, 4.0]))
+
+
+@pytest.mark.skipif(not hasattr(ember, "as_tensor"), reason="needs ember.as_tensor (interop)")
+def test_numpy_arrays_in_operators():
+    x = to_ember(np.array([1.0, 2.0], dtype=np.float32))
+    a = np.array([10.0, 20.0], dtype=np.float32)
+    for got in [x + a, a + x]:
+        assert isinstance(got, ember.Tensor)
+        assert_close(got, np.array([11.0, 21.0]))
+    assert_close(a - x, np.array([9.0, 18.0]))
+    assert_close(x < a, np.array([True, True]))
