@@ -98,7 +98,9 @@ constexpr float kSinCosMaxArg = 256.0f;
 namespace detail {
 // Reduces |x| by multiples of pi/4: returns r in [-pi/4, pi/4] and the even octant j.
 inline float reduce_pi4(float ax, int32_t& j) {
-  j = static_cast<int32_t>(ax * 1.27323954473516f);  // 4/pi
+  // Out of range (where callers use std:: instead) or nan: 0, so the conversion is defined.
+  float in_range = ax <= kSinCosMaxArg ? ax : 0.0f;
+  j = static_cast<int32_t>(in_range * 1.27323954473516f);  // 4/pi
   j = (j + 1) & ~1;
   float y = static_cast<float>(j);
   // pi/4 in three parts so that the products are (nearly) exact.
