@@ -86,12 +86,18 @@ template <>
 struct type_caster<ember::python::TensorArg> {
   PYBIND11_TYPE_CASTER(ember::python::TensorArg, const_name("Tensor | Number"));
   bool load(handle src, bool convert) {
+    make_caster<ember::Scalar> sc;
+    // A Python number first: cheap to recognize, while a failed Tensor load is not.
+    PyObject* o = src.ptr();
+    if ((PyFloat_Check(o) || PyLong_Check(o)) && sc.load(src, false)) {
+      value.tensor = ember::python::wrap_number(cast_op<ember::Scalar>(sc));
+      return true;
+    }
     make_caster<ember::Tensor> tc;
     if (tc.load(src, false)) {
       value.tensor = cast_op<const ember::Tensor&>(tc);
       return true;
     }
-    make_caster<ember::Scalar> sc;
     if (sc.load(src, convert)) {
       value.tensor = ember::python::wrap_number(cast_op<ember::Scalar>(sc));
       return true;
