@@ -3,8 +3,10 @@
 // takes whole planes. Windows follow PyTorch's CPU kernels exactly: a max
 // propagates NaN (the last NaN of a window wins), and its index is the flat
 // h * W + w position in the input plane.
+#include <bit>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "cpu/dtype_dispatch.h"
 #include "cpu/parallel.h"
@@ -54,34 +56,106 @@ inline bool is_nan_value(opmath_t<T> v) {
   else return false;
 }
 
+// The sum of the window [h0, h1) x [w0, w1) of a plane with row length W.
+// The simd reduction lets the compiler reorder the additions (vectorize).
+template <typename Acc, typename T>
+inline Acc window_sum(const T* in, int64_t W, int64_t h0, int64_t h1, int64_t w0, int64_t w1) {
+  Acc sum = 0;
+  if (w0 == 0 && w1 == W) {  // whole rows: one contiguous run (global pooling)
+    const T* run = in + h0 * W;
+    const int64_t n = (h1 - h0) * W;
+#pragma omp simd reduction(+ : sum)
+    for (int64_t k = 0; k < n; ++k) sum += static_cast<Acc>(run[k]);
+    return sum;
+  }
+  for (int64_t ih = h0; ih < h1; ++ih) {
+    const T* row = in + ih * W;
+#pragma omp simd reduction(+ : sum)
+    for (int64_t iw = w0; iw < w1; ++iw) sum += static_cast<Acc>(row[iw]);
+  }
+  return sum;
+}
+
+// The range [lo, hi) of outputs o whose input o * stride + off lies in [0, size).
+inline void valid_outputs(int64_t off, int64_t stride, int64_t size, int64_t outs, int64_t& lo,
+                          int64_t& hi) {
+  lo = off >= 0 ? 0 : (-off + stride - 1) / stride;
+  hi = size - off <= 0 ? 0 : std::min(outs, (size - off - 1) / stride + 1);
+  lo = std::min(lo, hi);
+}
+
+// take ? a : b through bit masks: compilers turn a plain ?: back into a branch,
+// which mispredicts half the time on random data.
+template <typename V>
+inline V select_bits(bool take, V a, V b) {
+  using U = std::conditional_t<sizeof(V) == 8, uint64_t,
+                               std::conditional_t<sizeof(V) == 4, uint32_t,
+                                                  std::conditional_t<sizeof(V) == 2, uint16_t, uint8_t>>>;
+  U mask = static_cast<U>(U(0) - static_cast<U>(take));
+  return std::bit_cast<V>(static_cast<U>((std::bit_cast<U>(a) & mask) | (std::bit_cast<U>(b) & ~mask)));
+}
+
+// best[o] = max(best[o], row[o * stride + off]) for o in [lo, hi), NaN winning,
+// with best_i[o] = base + o * stride + off where the row wins. Branch-free (on
+// random data the comparison is a coin toss).
+template <typename T, typename Acc>
+inline void max_into_row(const T* __restrict row, int64_t stride, int64_t off, int64_t base,
+                         int64_t lo, int64_t hi, Acc* __restrict best, int64_t* __restrict best_i) {
+  for (int64_t o = lo; o < hi; ++o) {
+    int64_t iw = o * stride + off;
+    Acc v = static_cast<Acc>(row[iw]);
+    bool take = (v > best[o]) | is_nan_value<T>(v);
+    best[o] = select_bits(take, v, best[o]);
+    best_i[o] = select_bits(take, base + iw, best_i[o]);
+  }
+}
+
+// One output row at a time, kernel offsets outside and output columns inside,
+// so the inner loop is branch-free over a row (it vectorizes for stride 1).
+// Each output sees its window's values in PyTorch's order (row by row), so ties
+// and NaNs resolve the same way.
 template <typename T>
 void max_pool2d_typed(const Tensor& x, const Tensor& out, int64_t* indices, const Window2d& w) {
   using Acc = opmath_t<T>;
   const int64_t H = x.size(2), W = x.size(3), OH = out.size(2), OW = out.size(3);
   const T* xp = static_cast<const T*>(x.data_ptr());
   T* op = static_cast<T*>(out.data_ptr());
-  for_each_plane(x.size(0) * x.size(1), OH * OW * w.kh * w.kw, [&](int64_t p) {
-    const T* in = xp + p * H * W;
-    for (int64_t oh = 0; oh < OH; ++oh) {
-      int64_t hs = oh * w.sh - w.ph, he = std::min(hs + (w.kh - 1) * w.dh + 1, H);
-      while (hs < 0) hs += w.dh;
-      for (int64_t ow = 0; ow < OW; ++ow) {
-        int64_t ws = ow * w.sw - w.pw, we = std::min(ws + (w.kw - 1) * w.dw + 1, W);
-        while (ws < 0) ws += w.dw;
-        Acc best = std::numeric_limits<Acc>::has_infinity ? -std::numeric_limits<Acc>::infinity()
-                                                          : std::numeric_limits<Acc>::lowest();
-        int64_t best_i = hs * W + ws;
-        for (int64_t ih = hs; ih < he; ih += w.dh)
-          for (int64_t iw = ws; iw < we; iw += w.dw) {
-            Acc v = static_cast<Acc>(in[ih * W + iw]);
-            if (v > best || is_nan_value<T>(v)) {
-              best = v;
-              best_i = ih * W + iw;
-            }
+  const Acc lowest = std::numeric_limits<Acc>::has_infinity ? -std::numeric_limits<Acc>::infinity()
+                                                            : std::numeric_limits<Acc>::lowest();
+  // The first input column inside each output's window (its index if all are -inf).
+  std::vector<int64_t> first_col(OW);
+  for (int64_t ow = 0; ow < OW; ++ow) {
+    int64_t ws = ow * w.sw - w.pw;
+    while (ws < 0) ws += w.dw;
+    first_col[ow] = ws;
+  }
+  int64_t planes = x.size(0) * x.size(1);
+  int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, OH * OW * w.kh * w.kw));
+  parallel_for(0, planes, grain, [&](int64_t p0, int64_t p1) {
+    std::vector<Acc> best(OW);
+    std::vector<int64_t> best_i(OW);
+    for (int64_t p = p0; p < p1; ++p) {
+      const T* in = xp + p * H * W;
+      for (int64_t oh = 0; oh < OH; ++oh) {
+        int64_t hs = oh * w.sh - w.ph, first_row = hs;
+        while (first_row < 0) first_row += w.dh;
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          best[ow] = lowest;
+          best_i[ow] = first_row * W + first_col[ow];
+        }
+        for (int64_t i = 0; i < w.kh; ++i) {
+          int64_t ih = hs + i * w.dh;
+          if (ih < 0 || ih >= H) continue;
+          const T* row = in + ih * W;
+          for (int64_t j = 0; j < w.kw; ++j) {
+            int64_t off = j * w.dw - w.pw, lo, hi;
+            valid_outputs(off, w.sw, W, OW, lo, hi);
+            max_into_row<T>(row, w.sw, off, ih * W, lo, hi, best.data(), best_i.data());
           }
-        int64_t o = (p * OH + oh) * OW + ow;
-        op[o] = static_cast<T>(best);
-        if (indices) indices[o] = best_i;
+        }
+        T* o = op + (p * OH + oh) * OW;
+        for (int64_t ow = 0; ow < OW; ++ow) o[ow] = static_cast<T>(best[ow]);
+        if (indices) std::copy(best_i.begin(), best_i.end(), indices + (p * OH + oh) * OW);
       }
     }
   });
@@ -135,9 +209,7 @@ void avg_pool2d_typed(const Tensor& x, const Tensor& out, const Window2d& w, boo
           o[oh * OW + ow] = T(0);
           continue;
         }
-        Acc sum = 0;
-        for (int64_t ih = h0; ih < h1; ++ih)
-          for (int64_t iw = w0; iw < w1; ++iw) sum += static_cast<Acc>(in[ih * W + iw]);
+        Acc sum = window_sum<Acc>(in, W, h0, h1, w0, w1);
         int64_t divisor = divisor_override ? divisor_override
                           : count_include_pad ? pool_size : (h1 - h0) * (w1 - w0);
         o[oh * OW + ow] = static_cast<T>(sum / static_cast<Acc>(divisor));
@@ -176,9 +248,7 @@ void adaptive_avg_pool2d_typed(const Tensor& x, const Tensor& out) {
       int64_t h0 = adaptive_start(oh, OH, H), h1 = adaptive_end(oh, OH, H);
       for (int64_t ow = 0; ow < OW; ++ow) {
         int64_t w0 = adaptive_start(ow, OW, W), w1 = adaptive_end(ow, OW, W);
-        Acc sum = 0;
-        for (int64_t ih = h0; ih < h1; ++ih)
-          for (int64_t iw = w0; iw < w1; ++iw) sum += static_cast<Acc>(in[ih * W + iw]);
+        Acc sum = window_sum<Acc>(in, W, h0, h1, w0, w1);
         o[oh * OW + ow] = static_cast<T>(sum / static_cast<Acc>((h1 - h0) * (w1 - w0)));
       }
     }
