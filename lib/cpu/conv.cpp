@@ -29,6 +29,8 @@ constexpr int64_t kColBufferBytes = int64_t(1) << 20;
 constexpr int64_t kMinGemmCols = 1024;
 // Per-task products below this many multiply-adds are always spread over tasks.
 constexpr int64_t kSmallTaskMacs = int64_t(1) << 22;
+// Below this many multiply-adds in all, everything runs on the calling thread.
+constexpr int64_t kParallelMacs = int64_t(1) << 17;
 
 // C[m,n] (+)= op(A) @ B, row-major; op(A) = A [m,k] or, with trans_a, A stored [k,m].
 template <typename T>
@@ -60,7 +62,7 @@ int64_t band_rows(int64_t col_rows, int64_t row_len, int64_t total_rows, size_t 
 template <typename T, typename F>
 void for_each_task(int64_t tasks, int64_t macs_per_task, int64_t buffer_len, const F& task) {
   int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
-  bool spread = threads > 1 && tasks >= threads &&
+  bool spread = threads > 1 && tasks >= threads && tasks * macs_per_task >= kParallelMacs &&
                 (tasks % threads == 0 || tasks >= 4 * threads || macs_per_task < kSmallTaskMacs);
   int64_t nbuf = spread ? threads : 1;
   buffer_len = std::max<int64_t>(buffer_len, 1);

@@ -41,11 +41,14 @@ BlasLayout matrix_layout(const Tensor& t) {  // t: [batch, rows, cols]
 // Per-matrix products below this many multiply-adds run one matrix per thread
 // (BLAS single-threaded inside); above it, one matrix at a time, BLAS threaded.
 constexpr int64_t kBatchParallelMacs = int64_t(1) << 21;
+// A whole batch below this many multiply-adds runs on the calling thread: waking
+// the other threads would cost more than it saves.
+constexpr int64_t kParallelMacs = int64_t(1) << 17;
 
 template <typename F>
 void for_each_matrix(int64_t batch, int64_t macs_per_matrix, const F& f) {
-  if (batch > 1 && macs_per_matrix < kBatchParallelMacs && !omp_in_parallel() &&
-      omp_get_max_threads() > 1) {
+  if (batch > 1 && macs_per_matrix < kBatchParallelMacs && batch * macs_per_matrix >= kParallelMacs &&
+      !omp_in_parallel() && omp_get_max_threads() > 1) {
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < batch; ++i) f(i);
   } else {
