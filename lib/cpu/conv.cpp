@@ -94,32 +94,53 @@ struct ConvPointers {
         y(static_cast<T*>(yt.data_ptr())) {}
 };
 
-// conv2d one image at a time, in bands of output rows (or straight from the
-// input for a 1x1 kernel, which needs no im2col).
+// Rows per band of output for conv2d_banded: as many as the column buffer
+// holds, fewer when that leaves the threads too few (image, band) tasks to share
+// evenly, but not below kMinBandCols output positions per product.
+constexpr int64_t kMinBandCols = 256;
+
+int64_t conv_band(const ConvGeometry& g, int64_t batch, size_t itemsize) {
+  int64_t band = band_rows(g.col_rows(), g.out_w, g.out_h, itemsize);
+  int64_t threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+  int64_t bands = (g.out_h + band - 1) / band;
+  if (threads > 1 && batch * bands < 4 * threads) {
+    int64_t want = (4 * threads + batch - 1) / batch;
+    int64_t min_rows = (kMinBandCols + g.out_w - 1) / std::max<int64_t>(g.out_w, 1);
+    int64_t most = std::max<int64_t>(1, g.out_h / min_rows);
+    bands = std::clamp(want, bands, std::max(bands, most));
+    band = (g.out_h + bands - 1) / bands;
+  }
+  return std::max<int64_t>(band, 1);
+}
+
+// conv2d as independent (image, band of output rows) tasks: im2col of the band
+// (none for a 1x1 kernel, whose columns are the input itself) and one product
+// per group into the band's rows of the output.
 template <typename T>
-void conv2d_per_image(const ConvPointers<T>& p, const ConvArgs& a) {
+void conv2d_banded(const ConvPointers<T>& p, const ConvArgs& a) {
   const ConvGeometry& g = a.g;
   const int64_t K = g.col_rows(), in_plane = g.height * g.width, out_plane = g.out_h * g.out_w;
   const bool pointwise = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
-  const int64_t band = band_rows(K, g.out_w, g.out_h, sizeof(T));
+  const int64_t band = conv_band(g, a.batch, sizeof(T));
+  const int64_t bands = (g.out_h + band - 1) / band;
   const int64_t cin = a.in_per_group * a.groups, cout = a.out_per_group * a.groups;
-  for_each_task<T>(a.batch, cout * K * out_plane, pointwise ? 0 : K * band * g.out_w, [&](int64_t n, T* col) {
-    T* yn = p.y + n * cout * out_plane;
-    if (p.bias) fill_bias(yn, p.bias, cout, out_plane);
+  const int64_t macs = cout * K * band * g.out_w;
+  for_each_task<T>(a.batch * bands, macs, pointwise ? 0 : K * band * g.out_w, [&](int64_t t, T* col) {
+    const int64_t n = t / bands, r0 = (t % bands) * band, r1 = std::min(g.out_h, r0 + band);
+    const int64_t len = (r1 - r0) * g.out_w, first = r0 * g.out_w;
+    T* yn = p.y + n * cout * out_plane + first;  // the band's first position, channel 0
+    if (p.bias)
+      for (int64_t c = 0; c < cout; ++c) std::fill(yn + c * out_plane, yn + c * out_plane + len, p.bias[c]);
     for (int64_t grp = 0; grp < a.groups; ++grp) {
       const T* xg = p.x + (n * cin + grp * a.in_per_group) * in_plane;
       const T* wg = p.w + grp * a.out_per_group * K;
       T* yg = yn + grp * a.out_per_group * out_plane;
       if (pointwise) {
-        gemm_any(false, a.out_per_group, out_plane, K, wg, K, xg, in_plane, p.bias != nullptr, yg,
+        gemm_any(false, a.out_per_group, len, K, wg, K, xg + first, in_plane, p.bias != nullptr, yg,
                  out_plane);
-        continue;
-      }
-      for (int64_t r0 = 0; r0 < g.out_h; r0 += band) {
-        int64_t r1 = std::min(g.out_h, r0 + band), len = (r1 - r0) * g.out_w;
+      } else {
         im2col(xg, g, r0, r1, col, len);
-        gemm_any(false, a.out_per_group, len, K, wg, K, col, len, p.bias != nullptr,
-                 yg + r0 * g.out_w, out_plane);
+        gemm_any(false, a.out_per_group, len, K, wg, K, col, len, p.bias != nullptr, yg, out_plane);
       }
     }
   });
@@ -166,7 +187,7 @@ void conv2d_typed(const Tensor& x, const Tensor& w, const Tensor& bias, const Te
   // ... as many as fit 4 column bands
   stack = std::min(stack, 4 * kColBufferBytes / std::max<int64_t>(1, g.col_rows() * out_plane * int64_t(sizeof(T))));
   if (!pointwise && stack > 1) conv2d_stacked(p, a, stack);
-  else conv2d_per_image(p, a);
+  else conv2d_banded(p, a);
 }
 
 // conv_transpose2d: y is the image side of the geometry, x its column side.

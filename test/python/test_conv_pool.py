@@ -152,6 +152,10 @@ CONV2D_CASES = [
     dict(x=(1, 2, 4, 4), o=3, k=(2, 2), stride=3, padding=1),
     dict(x=(1, 64, 40, 300), o=4, k=(3, 3), padding=1),  # several row bands of columns
     dict(x=(4, 16, 20, 20), o=32, k=(3, 3), padding=1, stride=2),
+    # one or few images: split into bands of output rows shared by the threads
+    dict(x=(1, 8, 64, 64), o=8, k=(3, 3), padding=1),
+    dict(x=(1, 8, 64, 64), o=6, k=(1, 1)),
+    dict(x=(3, 4, 70, 40), o=4, k=(3, 3), stride=2, padding=1, groups=2),
 ]
 
 
