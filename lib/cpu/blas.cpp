@@ -1,17 +1,19 @@
 // The BLAS loader and the routing of each product to a library: see Note [BLAS
 // loading] in blas.h.
 //
-// Why oneDNN for float32 and OpenBLAS for the rest (GFLOP/s, 2-core AVX-512
-// Xeon, 2 threads, square n, measured with OpenBLAS at OPENBLAS_CORETYPE=SkylakeX;
-// PyTorch 2.x (MKL) in the same process as reference):
+// Why oneDNN for float32 and OpenBLAS for the rest. sgemm GFLOP/s, square n,
+// 2-core AVX-512 Xeon, 2 threads, an idle machine, OpenBLAS 0.3.21 with
+// OPENBLAS_CORETYPE=SkylakeX (without it: ~50-60), PyTorch 2.x (MKL) as reference:
 //
-//     n          64    128    256    512   1024   2048
-//     OpenBLAS  192    121    272    326    367    384   (its own 2 threads)
-//     oneDNN    130    359    388    387    406    424
-//     PyTorch   108    281    370    416    408    360
+//     n                   64    128    256    512   1024   2048
+//     OpenBLAS           190    125    284    325    386    368   (its own threads)
+//     oneDNN 2.6         112    361    403    403    418    424
+//     PyTorch            108    298    397    420    416    435
+//     ember (from Python, this routing) / PyTorch, same process:
+//                       1.04   1.10   1.10   1.06   1.00   1.00
 //
-// OpenBLAS reaches only 0.7-0.8x PyTorch at n = 256..512, oneDNN 0.95-1.05x.
-// Below ~64^3 multiply-adds oneDNN's threading costs more than it gains and
+// OpenBLAS reaches only 0.7-0.8x PyTorch at n = 256..512, oneDNN ~1.0x. Below
+// ~64^3 multiply-adds oneDNN's threading costs more than it gains and
 // single-threaded OpenBLAS is fastest, so tiny sgemms go there. oneDNN has no
 // dgemm, gemv or dot: those stay with OpenBLAS.
 #include "cpu/blas.h"
@@ -22,7 +24,6 @@
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
-#include <mutex>
 
 #include "cpu/gemm_ref.h"
 #include "cpu/parallel.h"
