@@ -119,11 +119,16 @@ void load_dnnl(Library& lib) {
   lib.description += lib.dnnl_sgemm ? "oneDNN: dnnl_sgemm; " : "oneDNN: not found; ";
 }
 
+// EMBER_BLAS=openblas | onednn | none leaves the other libraries (or all) out,
+// to test and compare the fallbacks; unset or anything else loads both.
 const Library& library() {
   static const Library lib = [] {
     Library l;
-    load_openblas(l);
-    load_dnnl(l);
+    const char* only = std::getenv("EMBER_BLAS");
+    std::string choice = only ? only : "";
+    if (choice != "onednn" && choice != "none") load_openblas(l);
+    if (choice != "openblas" && choice != "none") load_dnnl(l);
+    if (!choice.empty()) l.description += "EMBER_BLAS=" + choice + "; ";
     return l;
   }();
   return lib;

@@ -9,7 +9,8 @@
 // CPU itself and is faster than OpenBLAS on 2 threads from n = 128 up (numbers
 // in blas.cpp). float32 gemm goes to oneDNN (OpenBLAS for tiny products),
 // float64 and gemv/dot to OpenBLAS. Without either library the reference loops
-// of gemm_ref.h run (correct, slow).
+// of gemm_ref.h run (correct, slow). EMBER_BLAS=openblas|onednn|none restricts
+// the choice (to test or compare the fallbacks).
 //
 // Threading: OpenBLAS runs single-threaded and ember splits large products over
 // its OpenMP threads itself, so only one thread pool (OpenMP, shared with oneDNN
