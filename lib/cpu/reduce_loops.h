@@ -1,0 +1,391 @@
+// reduce_strided: reduces any set of dims of a strided tensor, without copies.
+//
+// The input is seen as outputs (kept dims) x reduced elements (reduced dims),
+// each in the tensor's logical row-major order (so an element's position in the
+// reduced range is its flat index, as argmax needs), with size-1 dims dropped
+// and neighbours merged where their strides allow. Then one of two loops runs:
+//
+//   per output  for each output, reduce its range of elements; a contiguous
+//               innermost reduced dim goes through Ops::run (vectorizable, with
+//               several accumulators), any other stride through Ops::step.
+//   rows        when the innermost kept dim is contiguous and the reduced ones
+//               are not (sum over dim 0 of [N, M]): accumulate whole rows into a
+//               tile of accumulators with Ops::rows, vectorized across outputs.
+//
+// Threads split the outputs when there are many, else the reduced range, and
+// the partial results are combined in order. Long ranges are summed pairwise
+// (Cascade), so float sums of 16M elements stay accurate.
+//
+// An Ops type describes one reduction:
+//   using in_t = element type;  using acc_t = accumulator type;
+//   acc_t identity() const;
+//   acc_t step(acc_t a, in_t v, int64_t i) const;      // element at position i of the range
+//   acc_t combine(acc_t a, acc_t b) const;              // b holds later elements than a
+// and optionally (the defaults loop over step):
+//   acc_t run(acc_t a, const in_t* p, int64_t n, int64_t i0) const;     // n contiguous elements
+//   void rows(acc_t* acc, const in_t* row, int64_t n, int64_t i) const; // acc[j] = step(acc[j], row[j], i)
+// Nothing in an Ops may throw: it runs inside OpenMP regions.
+#pragma once
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "cpu/parallel.h"
+#include "ember/tensor.h"
+
+namespace ember::cpu {
+
+struct ReduceGeometry {
+  DimVector kept_sizes, kept_strides;  // element strides of the input
+  DimVector red_sizes, red_strides;
+  int64_t num_outputs = 1;
+  int64_t reduce_size = 1;
+};
+
+// dims: sorted, unique, in range.
+inline ReduceGeometry make_reduce_geometry(const Tensor& in, const DimVector& dims) {
+  ReduceGeometry g;
+  size_t k = 0;
+  for (int64_t d = 0; d < in.dim(); ++d) {
+    bool reduced = k < dims.size() && dims[k] == d;
+    if (reduced) ++k;
+    int64_t size = in.sizes()[d], stride = in.strides()[d];
+    (reduced ? g.reduce_size : g.num_outputs) *= size;
+    if (size == 1) continue;
+    DimVector& sizes = reduced ? g.red_sizes : g.kept_sizes;
+    DimVector& strides = reduced ? g.red_strides : g.kept_strides;
+    if (!sizes.empty() && strides.back() == stride * size) {  // continues the outer dim
+      sizes.back() *= size;
+      strides.back() = stride;
+    } else {
+      sizes.push_back(size);
+      strides.push_back(stride);
+    }
+  }
+  return g;
+}
+
+// Pairwise combination of a stream of partial results: level k holds the
+// combination of 2^k pushed partials (a binary counter), so each partial goes
+// through O(log n) combines and the order of elements is kept.
+template <typename Ops>
+class Cascade {
+ public:
+  using acc_t = typename Ops::acc_t;
+  explicit Cascade(const Ops& ops) : ops_(ops) {}
+  void push(acc_t x) {
+    int k = 0;
+    for (; k < used_ && full_[k]; ++k) {
+      x = ops_.combine(level_[k], x);
+      full_[k] = false;
+    }
+    if (k == kLevels) k = kLevels - 1;  // cannot happen below 2^40 pushes
+    level_[k] = x;
+    full_[k] = true;
+    used_ = std::max(used_, k + 1);
+  }
+  acc_t result() const {
+    acc_t r = ops_.identity();
+    bool first = true;
+    for (int k = used_ - 1; k >= 0; --k) {
+      if (!full_[k]) continue;
+      r = first ? level_[k] : ops_.combine(r, level_[k]);
+      first = false;
+    }
+    return r;
+  }
+
+ private:
+  static constexpr int kLevels = 40;
+  const Ops& ops_;
+  acc_t level_[kLevels];
+  bool full_[kLevels] = {};
+  int used_ = 0;
+};
+
+namespace reduce_impl {
+
+// An array of accumulators (std::vector<bool> has no data()).
+template <typename T>
+struct Buffer {
+  std::unique_ptr<T[]> p;
+  explicit Buffer(size_t n = 0) : p(n ? new T[n] : nullptr) {}
+  T* data() const { return p.get(); }
+  T& operator[](size_t i) const { return p[i]; }
+};
+
+template <typename Ops>
+concept HasRun = requires(const Ops& o, typename Ops::acc_t a, const typename Ops::in_t* p) {
+  { o.run(a, p, int64_t(), int64_t()) };
+};
+template <typename Ops>
+concept HasRows = requires(const Ops& o, typename Ops::acc_t* a, const typename Ops::in_t* p) {
+  { o.rows(a, p, int64_t(), int64_t()) };
+};
+
+// Elements a partial result absorbs before it joins the cascade.
+constexpr int64_t kCascadeBlock = 1024;
+// Rows a tile of accumulators absorbs before it joins the cascade.
+constexpr int64_t kCascadeRows = 64;
+
+// Steps through the reduced dims (all but the innermost) in row-major order.
+struct Odometer {
+  const DimVector& sizes;
+  const DimVector& strides;
+  DimVector idx;
+  int64_t offset = 0;
+  Odometer(const DimVector& sz, const DimVector& st, int64_t flat, int64_t inner)
+      : sizes(sz), strides(st), idx(sz.size(), 0) {
+    for (int64_t d = static_cast<int64_t>(sz.size()) - 1; d >= 0; --d) {
+      int64_t n = d == static_cast<int64_t>(sz.size()) - 1 ? inner : sz[d];
+      idx[d] = flat % n;
+      flat /= n;
+      offset += idx[d] * st[d];
+    }
+  }
+  // Moves to the next element along dims [0, last).
+  void next_outer(size_t last) {
+    for (int64_t d = static_cast<int64_t>(last) - 1; d >= 0; --d) {
+      offset += strides[d];
+      if (++idx[d] < sizes[d]) return;
+      offset -= idx[d] * strides[d];
+      idx[d] = 0;
+    }
+  }
+};
+
+template <typename Ops>
+class Reducer {
+ public:
+  using in_t = typename Ops::in_t;
+  using acc_t = typename Ops::acc_t;
+
+  Reducer(const ReduceGeometry& g, const in_t* base, const Ops& ops) : g_(g), base_(base), ops_(ops) {}
+
+  // The offset of output o's first element.
+  int64_t output_offset(int64_t o) const {
+    int64_t off = 0;
+    for (int64_t d = static_cast<int64_t>(g_.kept_sizes.size()) - 1; d >= 0; --d) {
+      off += (o % g_.kept_sizes[d]) * g_.kept_strides[d];
+      o /= g_.kept_sizes[d];
+    }
+    return off;
+  }
+
+  // Reduces positions [r0, r1) of the range that starts at p.
+  acc_t reduce_range(const in_t* p, int64_t r0, int64_t r1) const {
+    const size_t nd = g_.red_sizes.size();
+    if (nd == 0) return r0 < r1 ? ops_.step(ops_.identity(), p[0], 0) : ops_.identity();
+    const int64_t inner = g_.red_sizes[nd - 1], stride = g_.red_strides[nd - 1];
+    Odometer od(g_.red_sizes, g_.red_strides, r0, inner);
+    int64_t j = od.idx[nd - 1];
+    od.offset -= j * stride;
+    acc_t acc = ops_.identity();
+    if (r1 - r0 <= kCascadeBlock || (nd == 1 && stride == 1))  // one run: Ops::run sums pairwise
+      return reduce_runs(p, od, j, r0, r1, acc);
+    Cascade<Ops> cascade(ops_);
+    for (int64_t r = r0; r < r1;) {
+      int64_t r_end = std::min(r1, r + kCascadeBlock);
+      acc = reduce_runs(p, od, j, r, r_end, ops_.identity());
+      cascade.push(acc);
+      r = r_end;
+    }
+    return cascade.result();
+  }
+
+  // Reduces positions [r0, r1) of a tile of w outputs whose first element is at
+  // p (the innermost kept dim is contiguous) into acc[0..w).
+  void reduce_rows(const in_t* p, int64_t w, int64_t r0, int64_t r1, acc_t* acc) const {
+    const size_t nd = g_.red_sizes.size();
+    Buffer<acc_t> cur(w);
+    std::fill(cur.data(), cur.data() + w, ops_.identity());
+    std::vector<Buffer<acc_t>> levels;  // levels[k]: 2^k blocks of rows, if full[k]
+    std::vector<char> full;
+    Odometer od(g_.red_sizes, g_.red_strides, r0, g_.red_sizes[nd - 1]);
+    int64_t count = 0;
+    for (int64_t r = r0; r < r1; ++r) {
+      rows(cur.data(), p + od.offset, w, r);
+      od.next_outer(nd);
+      if (++count == kCascadeRows && r + 1 < r1) {
+        push_rows(levels, full, cur, w);
+        count = 0;
+      }
+    }
+    // Fold: levels hold earlier rows than cur, higher levels earlier than lower.
+    bool any = false;
+    for (int64_t k = static_cast<int64_t>(levels.size()) - 1; k >= 0; --k) {
+      if (!full[k]) continue;
+      if (!any) std::copy(levels[k].data(), levels[k].data() + w, acc);
+      else combine_into(acc, levels[k].data(), w);
+      any = true;
+    }
+    if (!any) std::copy(cur.data(), cur.data() + w, acc);
+    else if (count > 0) combine_into(acc, cur.data(), w);
+  }
+
+ private:
+  // Runs along the innermost reduced dim, from inner index j at od.
+  acc_t reduce_runs(const in_t* p, Odometer& od, int64_t& j, int64_t r, int64_t r1, acc_t acc) const {
+    const size_t nd = g_.red_sizes.size();
+    const int64_t inner = g_.red_sizes[nd - 1], stride = g_.red_strides[nd - 1];
+    while (r < r1) {
+      int64_t n = std::min(inner - j, r1 - r);
+      const in_t* q = p + od.offset + j * stride;
+      if (stride == 1) acc = run(acc, q, n, r);
+      else
+        for (int64_t i = 0; i < n; ++i) acc = ops_.step(acc, q[i * stride], r + i);
+      r += n;
+      j += n;
+      if (j == inner) {
+        j = 0;
+        od.next_outer(nd - 1);
+      }
+    }
+    return acc;
+  }
+
+  acc_t run(acc_t acc, const in_t* q, int64_t n, int64_t i0) const {
+    if constexpr (HasRun<Ops>) {
+      return ops_.run(acc, q, n, i0);
+    } else {
+      for (int64_t i = 0; i < n; ++i) acc = ops_.step(acc, q[i], i0 + i);
+      return acc;
+    }
+  }
+
+  void rows(acc_t* acc, const in_t* row, int64_t w, int64_t i) const {
+    if constexpr (HasRows<Ops>) {
+      ops_.rows(acc, row, w, i);
+    } else {
+      for (int64_t j = 0; j < w; ++j) acc[j] = ops_.step(acc[j], row[j], i);
+    }
+  }
+
+  void combine_into(acc_t* a, const acc_t* b, int64_t w) const {
+    for (int64_t j = 0; j < w; ++j) a[j] = ops_.combine(a[j], b[j]);
+  }
+
+  void push_rows(std::vector<Buffer<acc_t>>& levels, std::vector<char>& full, Buffer<acc_t>& cur,
+                 int64_t w) const {
+    size_t k = 0;
+    for (; k < levels.size() && full[k]; ++k) {
+      combine_into(levels[k].data(), cur.data(), w);
+      std::swap(levels[k], cur);
+      full[k] = false;
+    }
+    if (k == levels.size()) {
+      levels.emplace_back(w);
+      full.push_back(false);
+    }
+    std::swap(levels[k], cur);
+    full[k] = true;
+    std::fill(cur.data(), cur.data() + w, ops_.identity());
+  }
+
+  const ReduceGeometry& g_;
+  const in_t* base_;
+  const Ops& ops_;
+};
+
+inline int reduce_threads(int64_t work) {
+  if (work < kGrainSize || omp_in_parallel()) return 1;
+  return static_cast<int>(std::min<int64_t>(omp_get_max_threads(), work / kGrainSize));
+}
+
+// Runs f(t) for t in [0, n) on up to n threads.
+template <typename F>
+void run_chunks(int n, const F& f) {
+  if (n <= 1) {
+    if (n == 1) f(0);
+    return;
+  }
+#pragma omp parallel for num_threads(n) schedule(static, 1)
+  for (int t = 0; t < n; ++t) f(t);
+}
+
+}  // namespace reduce_impl
+
+// Reduces `dims` (sorted, unique) of `in` with ops and calls write(o, acc) for
+// each output o, in the row-major order of the result. Empty reductions give
+// ops.identity().
+template <typename Ops, typename Write>
+void reduce_strided(const Tensor& in, const DimVector& dims, const Ops& ops, const Write& write) {
+  using in_t = typename Ops::in_t;
+  using acc_t = typename Ops::acc_t;
+  using namespace reduce_impl;
+  const ReduceGeometry g = make_reduce_geometry(in, dims);
+  const int64_t O = g.num_outputs, R = g.reduce_size;
+  if (O == 0) return;
+  if (R == 0) {
+    for (int64_t o = 0; o < O; ++o) write(o, ops.identity());
+    return;
+  }
+  const in_t* base = static_cast<const in_t*>(in.data_ptr());
+  Reducer<Ops> red(g, base, ops);
+  const int nt = reduce_threads(O * R);
+  const size_t nk = g.kept_sizes.size(), nr = g.red_sizes.size();
+  const bool rows_layout = nk > 0 && nr > 0 && g.kept_strides[nk - 1] == 1 &&
+                           g.red_strides[nr - 1] != 1 && g.kept_sizes[nk - 1] >= 4;
+
+  if (rows_layout) {
+    // Tiles of w outputs along the contiguous kept dim; accumulators stay in L1.
+    const int64_t M = g.kept_sizes[nk - 1], outer = O / M;
+    int64_t w = std::min<int64_t>(M, 2048);
+    if (outer * ((M + w - 1) / w) < nt) w = std::max<int64_t>(64, (M + nt - 1) / nt);
+    const int64_t tiles_per_row = (M + w - 1) / w, tiles = outer * tiles_per_row;
+    auto tile_at = [&](int64_t t, int64_t& o0, int64_t& width) {
+      int64_t ob = t / tiles_per_row, j0 = (t % tiles_per_row) * w;
+      o0 = ob * M + j0;
+      width = std::min(w, M - j0);
+    };
+    if (tiles >= nt) {
+      run_chunks(nt, [&](int t) {
+        Buffer<acc_t> acc(w);
+        for (int64_t tile = tiles * t / nt; tile < tiles * (t + 1) / nt; ++tile) {
+          int64_t o0, width;
+          tile_at(tile, o0, width);
+          red.reduce_rows(base + red.output_offset(o0), width, 0, R, acc.data());
+          for (int64_t j = 0; j < width; ++j) write(o0 + j, acc[j]);
+        }
+      });
+    } else {  // few outputs: split the rows, then combine the partial tiles in order
+      Buffer<acc_t> part(static_cast<size_t>(nt) * O);
+      run_chunks(nt, [&](int t) {
+        int64_t r0 = R * t / nt, r1 = R * (t + 1) / nt;
+        for (int64_t tile = 0; tile < tiles; ++tile) {
+          int64_t o0, width;
+          tile_at(tile, o0, width);
+          red.reduce_rows(base + red.output_offset(o0), width, r0, r1, &part[t * O + o0]);
+        }
+      });
+      for (int64_t o = 0; o < O; ++o) {
+        acc_t a = part[o];
+        for (int t = 1; t < nt; ++t) a = ops.combine(a, part[t * O + o]);
+        write(o, a);
+      }
+    }
+    return;
+  }
+
+  if (O >= 4 * nt || nt == 1) {
+    run_chunks(nt, [&](int t) {
+      for (int64_t o = O * t / nt; o < O * (t + 1) / nt; ++o)
+        write(o, red.reduce_range(base + red.output_offset(o), 0, R));
+    });
+    return;
+  }
+  // Few outputs, long ranges: each thread reduces a slice of every range.
+  Buffer<acc_t> part(static_cast<size_t>(nt) * O);
+  run_chunks(nt, [&](int t) {
+    int64_t r0 = R * t / nt, r1 = R * (t + 1) / nt;
+    for (int64_t o = 0; o < O; ++o)
+      part[t * O + o] = red.reduce_range(base + red.output_offset(o), r0, r1);
+  });
+  for (int64_t o = 0; o < O; ++o) {
+    acc_t a = part[o];
+    for (int t = 1; t < nt; ++t) a = ops.combine(a, part[t * O + o]);
+    write(o, a);
+  }
+}
+
+}  // namespace ember::cpu

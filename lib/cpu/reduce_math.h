@@ -1,0 +1,140 @@
+// Inner loops of the reduce group's kernels, written so that the compiler
+// vectorizes them: several independent accumulators per loop (lanes_reduce),
+// pairwise float sums (pairwise_sum), a branch-free exp for float (exp_float)
+// and NaN-propagating max/min.
+#pragma once
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "cpu/dtype_dispatch.h"
+
+// The build targets plain x86-64 (SSE2). Compute-bound loops (those with an
+// exp) are also compiled for AVX-512 and AVX2, and the loader picks the best
+// one the CPU has (GCC function multi-versioning).
+// GCC inlines into such a clone only what is marked always_inline (the
+// helpers below, and the lambdas the clones pass to them).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(EMBER_NO_CLONES)
+#define EMBER_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define EMBER_VECTOR_CLONES
+#endif
+#if defined(__GNUC__)
+#define EMBER_ALWAYS_INLINE __attribute__((always_inline))
+#else
+#define EMBER_ALWAYS_INLINE
+#endif
+
+namespace ember::cpu {
+
+// v cast to the accumulator type (float16/bfloat16 through float).
+template <typename Acc>
+struct CastTo {
+  template <typename T>
+  EMBER_ALWAYS_INLINE Acc operator()(T v) const { return static_cast<Acc>(static_cast<opmath_t<T>>(v)); }
+};
+
+// c ? a : b without a branch. GCC keeps a ?: on floats as a branch (its
+// comparison may trap under the default -ftrapping-math), which stops the loop
+// from vectorizing; a bit mask does not.
+template <typename A>
+EMBER_ALWAYS_INLINE inline A select(bool c, A a, A b) {
+  if constexpr (std::is_same_v<A, float> || std::is_same_v<A, double>) {
+    using I = std::conditional_t<sizeof(A) == 4, int32_t, int64_t>;
+    I m = -static_cast<I>(c);
+    return std::bit_cast<A>((std::bit_cast<I>(a) & m) | (std::bit_cast<I>(b) & ~m));
+  } else {
+    return c ? a : b;
+  }
+}
+
+// Whether v beats a for max (Max) or min (!Max); NaN beats everything, so it
+// propagates as in PyTorch.
+template <bool Max, typename A>
+EMBER_ALWAYS_INLINE inline bool beats(A v, A a) {
+  if constexpr (std::is_floating_point_v<A>) return (Max ? v > a : v < a) | (v != v);
+  else return Max ? v > a : v < a;
+}
+template <bool Max, typename A>
+EMBER_ALWAYS_INLINE inline A pick(A a, A v) { return select(beats<Max>(v, a), v, a); }
+
+constexpr int64_t kPairwiseBlock = 4096;
+
+// Folds map(p[0..n)) with op into init, with K independent lanes (K vectors'
+// worth of accumulators hide the latency of op), lanes combined as a tree.
+template <typename Acc, typename T, typename Map, typename Op>
+EMBER_ALWAYS_INLINE inline Acc lanes_reduce(const T* p, int64_t n, Acc init, const Map& map, const Op& op) {
+  constexpr int K = sizeof(Acc) >= 8 ? 16 : 32;
+  int64_t i = 0;
+  if (n >= K) {
+    Acc acc[K];
+    for (int k = 0; k < K; ++k) acc[k] = map(p[k]);
+    for (i = K; i + K <= n; i += K)
+      for (int k = 0; k < K; ++k) acc[k] = op(acc[k], map(p[i + k]));
+    for (int w = K / 2; w > 0; w /= 2)
+      for (int k = 0; k < w; ++k) acc[k] = op(acc[k], acc[k + w]);
+    init = op(init, acc[0]);
+  }
+  for (const T *q = p + i, *end = p + n; q < end; ++q) init = op(init, map(*q));
+  return init;
+}
+
+// sum of map(p[i]): blocks of kPairwiseBlock summed with lanes, block sums
+// combined pairwise (a binary counter: levels[k] holds the sum of 2^k blocks),
+// so the error grows with log(n) rather than n. No recursion, so it inlines
+// into the vectorized clones of its callers.
+template <typename Acc, typename T, typename Map>
+EMBER_ALWAYS_INLINE inline Acc pairwise_sum(const T* p, int64_t n, const Map& map) {
+  auto plus = [](Acc a, Acc b) EMBER_ALWAYS_INLINE { return a + b; };
+  if (n <= kPairwiseBlock) return lanes_reduce(p, n, Acc(0), map, plus);
+  Acc levels[64];
+  uint64_t occupied = 0;  // bit k: levels[k] holds a partial sum
+  for (int64_t b = 0; b < n; b += kPairwiseBlock) {
+    Acc x = lanes_reduce(p + b, std::min(kPairwiseBlock, n - b), Acc(0), map, plus);
+    int k = 0;
+    for (; occupied >> k & 1; ++k) x = levels[k] + x;
+    occupied = (occupied & ~((uint64_t(1) << k) - 1)) | (uint64_t(1) << k);
+    levels[k] = x;
+  }
+  Acc total = 0;
+  for (int k = 63; k >= 0; --k)
+    if (occupied >> k & 1) total += levels[k];
+  return total;
+}
+
+// exp(x) for float without branches (Cephes' expf): x = n ln2 + r, |r| <= ln2/2,
+// exp(r) by a polynomial, 2^n applied as two factors so that subnormal results
+// and results near FLT_MAX come out right. About 1 ulp; NaN and +-inf exact.
+EMBER_ALWAYS_INLINE inline float exp_float(float x) {
+  const bool nan = x != x, under = x < -104.0f, over = x > 89.0f;
+  float xc = select(under, -104.0f, select(over, 89.0f, select(nan, 0.0f, x)));
+  float fn = xc * 1.44269504088896341f;
+  fn = (fn + 12582912.0f) - 12582912.0f;  // round to nearest integer
+  float r = xc - fn * 0.693359375f;
+  r = r - fn * -2.12194440e-4f;
+  float y = 1.9875691500e-4f;
+  y = y * r + 1.3981999507e-3f;
+  y = y * r + 8.3334519073e-3f;
+  y = y * r + 4.1665795894e-2f;
+  y = y * r + 1.6666665459e-1f;
+  y = y * r + 5.0000001201e-1f;
+  y = y * (r * r) + r + 1.0f;
+  int32_t n = static_cast<int32_t>(fn);
+  int32_t n1 = n >> 1, n2 = n - n1;
+  float s1 = std::bit_cast<float>((n1 + 127) << 23);
+  float s2 = std::bit_cast<float>((n2 + 127) << 23);
+  float res = y * s1 * s2;
+  res = select(under, 0.0f, select(over, std::numeric_limits<float>::infinity(), res));
+  return select(nan, x, res);
+}
+
+template <typename A>
+EMBER_ALWAYS_INLINE inline A exp_acc(A x) {
+  if constexpr (std::is_same_v<A, float>) return exp_float(x);
+  else return std::exp(x);
+}
+
+}  // namespace ember::cpu
