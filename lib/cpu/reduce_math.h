@@ -51,11 +51,11 @@ EMBER_ALWAYS_INLINE inline A select(bool c, A a, A b) {
   }
 }
 
-// Whether v beats a for max (Max) or min (!Max); NaN beats everything, so it
-// propagates as in PyTorch.
+// Whether v beats a for max (Max) or min (!Max); NaN beats every number (so it
+// propagates as in PyTorch) but not an earlier NaN (so argmax finds the first).
 template <bool Max, typename A>
 EMBER_ALWAYS_INLINE inline bool beats(A v, A a) {
-  if constexpr (std::is_floating_point_v<A>) return (Max ? v > a : v < a) | (v != v);
+  if constexpr (std::is_floating_point_v<A>) return (Max ? v > a : v < a) | ((v != v) & (a == a));
   else return Max ? v > a : v < a;
 }
 template <bool Max, typename A>

@@ -71,35 +71,48 @@ void softmax_split_row(const T* x, T* out, int64_t D, int nt) {
   });
 }
 
-// Columns [j0, j0 + w) of one [D, inner] slab.
+// Per-column scratch of the columns path.
+template <typename A>
+struct ColumnBuffers {
+  static constexpr int64_t kWidth = 512;
+  A max[kWidth], part[kWidth];  // part: a block's sum of exp, then the final factor
+  double total[kWidth];         // the sums of exp over blocks of rows, kept accurate
+};
+
+// Columns [0, w) of one [D, inner] slab: max, sum of exp (float sums over
+// blocks of 256 rows, added up in double), then the output.
 template <typename T, bool Log>
-EMBER_VECTOR_CLONES void softmax_columns(const T* x, T* out, int64_t D, int64_t inner, int64_t w, opmath_t<T>* m,
-                     opmath_t<T>* s) {
+EMBER_VECTOR_CLONES void softmax_columns(const T* x, T* out, int64_t D, int64_t inner, int64_t w,
+                                         ColumnBuffers<opmath_t<T>>& buf) {
   using A = opmath_t<T>;
+  A* m = buf.max;
+  A* s = buf.part;
+  double* total = buf.total;
   for (int64_t j = 0; j < w; ++j) m[j] = static_cast<A>(x[j]);
   for (int64_t d = 1; d < D; ++d) {
     const T* row = x + d * inner;
     for (int64_t j = 0; j < w; ++j) m[j] = pick<true>(m[j], static_cast<A>(row[j]));
   }
-  for (int64_t j = 0; j < w; ++j) s[j] = 0;
-  for (int64_t d = 0; d < D; ++d) {
-    const T* row = x + d * inner;
-    T* orow = out + d * inner;
-    if constexpr (!Log && std::is_same_v<T, A>) {
-      for (int64_t j = 0; j < w; ++j) {
-        A e = exp_acc(row[j] - m[j]);
-        orow[j] = e;
-        s[j] += e;
+  for (int64_t j = 0; j < w; ++j) total[j] = 0;
+  for (int64_t d0 = 0; d0 < D; d0 += 256) {
+    for (int64_t j = 0; j < w; ++j) s[j] = 0;
+    for (int64_t d = d0; d < std::min(D, d0 + 256); ++d) {
+      const T* row = x + d * inner;
+      T* orow = out + d * inner;
+      if constexpr (!Log && std::is_same_v<T, A>) {
+        for (int64_t j = 0; j < w; ++j) {
+          A e = exp_acc(row[j] - m[j]);
+          orow[j] = e;
+          s[j] += e;
+        }
+      } else {
+        for (int64_t j = 0; j < w; ++j) s[j] += exp_acc(static_cast<A>(row[j]) - m[j]);
       }
-    } else {
-      for (int64_t j = 0; j < w; ++j) s[j] += exp_acc(static_cast<A>(row[j]) - m[j]);
     }
+    for (int64_t j = 0; j < w; ++j) total[j] += s[j];
   }
-  if constexpr (Log) {
-    for (int64_t j = 0; j < w; ++j) s[j] = m[j] + std::log(s[j]);  // s becomes the lse
-  } else {
-    for (int64_t j = 0; j < w; ++j) s[j] = A(1) / s[j];             // s becomes 1 / sum
-  }
+  for (int64_t j = 0; j < w; ++j)  // s becomes the lse (Log) or 1 / sum
+    s[j] = Log ? static_cast<A>(m[j] + std::log(total[j])) : static_cast<A>(1.0 / total[j]);
   for (int64_t d = 0; d < D; ++d) {
     const T* row = x + d * inner;
     T* orow = out + d * inner;
@@ -126,15 +139,16 @@ void softmax_impl(const T* x, T* out, int64_t outer, int64_t D, int64_t inner) {
     });
     return;
   }
-  constexpr int64_t kTile = 512;
+  using Buffers = ColumnBuffers<opmath_t<T>>;
+  constexpr int64_t kTile = Buffers::kWidth;
   const int64_t per_slab = (inner + kTile - 1) / kTile, tiles = outer * per_slab;
   const int n = static_cast<int>(std::min<int64_t>(nt, tiles));
   reduce_impl::run_chunks(n, [&](int t) {
-    opmath_t<T> m[kTile], s[kTile];
+    auto buf = std::make_unique<Buffers>();
     for (int64_t tile = tiles * t / n; tile < tiles * (t + 1) / n; ++tile) {
       int64_t o = tile / per_slab, j0 = (tile % per_slab) * kTile;
       int64_t off = o * D * inner + j0;
-      softmax_columns<T, Log>(x + off, out + off, D, inner, std::min(kTile, inner - j0), m, s);
+      softmax_columns<T, Log>(x + off, out + off, D, inner, std::min(kTile, inner - j0), *buf);
     }
   });
 }
