@@ -128,7 +128,8 @@ constexpr int64_t kCascadeBlock = 1024;
 // Rows a tile of accumulators absorbs before it joins the cascade.
 constexpr int64_t kCascadeRows = 64;
 
-// Steps through the reduced dims (all but the innermost) in row-major order.
+// A position in the reduced dims (row-major) and its offset; next_outer(k)
+// steps along dims [0, k).
 struct Odometer {
   const DimVector& sizes;
   const DimVector& strides;
@@ -143,7 +144,6 @@ struct Odometer {
       offset += idx[d] * st[d];
     }
   }
-  // Moves to the next element along dims [0, last).
   void next_outer(size_t last) {
     for (int64_t d = static_cast<int64_t>(last) - 1; d >= 0; --d) {
       offset += strides[d];
@@ -160,7 +160,7 @@ class Reducer {
   using in_t = typename Ops::in_t;
   using acc_t = typename Ops::acc_t;
 
-  Reducer(const ReduceGeometry& g, const in_t* base, const Ops& ops) : g_(g), base_(base), ops_(ops) {}
+  Reducer(const ReduceGeometry& g, const Ops& ops) : g_(g), ops_(ops) {}
 
   // The offset of output o's first element.
   int64_t output_offset(int64_t o) const {
@@ -177,12 +177,12 @@ class Reducer {
     const size_t nd = g_.red_sizes.size();
     if (nd == 0) return r0 < r1 ? ops_.step(ops_.identity(), p[0], 0) : ops_.identity();
     const int64_t inner = g_.red_sizes[nd - 1], stride = g_.red_strides[nd - 1];
+    if (nd == 1 && stride == 1) return run(ops_.identity(), p + r0, r1 - r0, r0);  // one run
     Odometer od(g_.red_sizes, g_.red_strides, r0, inner);
     int64_t j = od.idx[nd - 1];
     od.offset -= j * stride;
     acc_t acc = ops_.identity();
-    if (r1 - r0 <= kCascadeBlock || (nd == 1 && stride == 1))  // one run: Ops::run sums pairwise
-      return reduce_runs(p, od, j, r0, r1, acc);
+    if (r1 - r0 <= kCascadeBlock) return reduce_runs(p, od, j, r0, r1, acc);
     Cascade<Ops> cascade(ops_);
     for (int64_t r = r0; r < r1;) {
       int64_t r_end = std::min(r1, r + kCascadeBlock);
@@ -283,7 +283,6 @@ class Reducer {
   }
 
   const ReduceGeometry& g_;
-  const in_t* base_;
   const Ops& ops_;
 };
 
@@ -321,7 +320,7 @@ void reduce_strided(const Tensor& in, const DimVector& dims, const Ops& ops, con
     return;
   }
   const in_t* base = static_cast<const in_t*>(in.data_ptr());
-  Reducer<Ops> red(g, base, ops);
+  Reducer<Ops> red(g, ops);
   const int nt = reduce_threads(O * R);
   const size_t nk = g.kept_sizes.size(), nr = g.red_sizes.size();
   const bool rows_layout = nk > 0 && nr > 0 && g.kept_strides[nk - 1] == 1 &&

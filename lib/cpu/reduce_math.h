@@ -105,6 +105,50 @@ EMBER_ALWAYS_INLINE inline Acc pairwise_sum(const T* p, int64_t n, const Map& ma
   return total;
 }
 
+// max (Max) or min of init and map(p[0..n)), NaN propagating. For floats the
+// lanes keep a plain max and, beside it, whether they saw a NaN: cheaper than a
+// NaN-aware compare per element. Memory-bound once vectorized wide enough.
+template <bool Max, typename A, typename T, typename Map>
+EMBER_ALWAYS_INLINE inline A minmax_lanes_impl(const T* p, int64_t n, A init, const Map& map) {
+  if constexpr (!std::is_floating_point_v<A>) {
+    return lanes_reduce(p, n, init, map, [](A a, A b) EMBER_ALWAYS_INLINE { return pick<Max>(a, b); });
+  } else {
+    using I = std::conditional_t<sizeof(A) == 8, int64_t, int32_t>;
+    constexpr int K = sizeof(A) == 8 ? 16 : 32;
+    I nan = init != init;
+    int64_t i = 0;
+    if (n >= K) {
+      A acc[K];
+      I bad[K];
+      for (int k = 0; k < K; ++k) {
+        acc[k] = map(p[k]);
+        bad[k] = acc[k] != acc[k];
+      }
+      for (i = K; i + K <= n; i += K)
+        for (int k = 0; k < K; ++k) {
+          A v = map(p[i + k]);
+          acc[k] = select(Max ? v > acc[k] : v < acc[k], v, acc[k]);
+          bad[k] |= static_cast<I>(v != v);
+        }
+      for (int k = 0; k < K; ++k) {
+        init = select(Max ? acc[k] > init : acc[k] < init, acc[k], init);
+        nan |= bad[k];
+      }
+    }
+    for (; i < n; ++i) {
+      A v = map(p[i]);
+      init = select(Max ? v > init : v < init, v, init);
+      nan |= static_cast<I>(v != v);
+    }
+    return nan ? std::numeric_limits<A>::quiet_NaN() : init;
+  }
+}
+
+template <bool Max, typename A, typename T, typename Map>
+EMBER_VECTOR_CLONES A minmax_lanes(const T* p, int64_t n, A init, Map map) {
+  return minmax_lanes_impl<Max>(p, n, init, map);
+}
+
 // exp(x) for float without branches (Cephes' expf): x = n ln2 + r, |r| <= ln2/2,
 // exp(r) by a polynomial, 2^n applied as two factors so that subnormal results
 // and results near FLT_MAX come out right. About 1 ulp; NaN and +-inf exact.

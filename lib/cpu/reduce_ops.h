@@ -73,9 +73,7 @@ struct MinMaxOps {
   }
   acc_t step(acc_t a, T v, int64_t) const { return pick<Max>(a, map(v)); }
   acc_t combine(acc_t a, acc_t b) const { return pick<Max>(a, b); }
-  acc_t run(acc_t a, const T* p, int64_t n, int64_t) const {
-    return lanes_reduce(p, n, a, map, [](acc_t x, acc_t y) { return pick<Max>(x, y); });
-  }
+  acc_t run(acc_t a, const T* p, int64_t n, int64_t) const { return minmax_lanes<Max>(p, n, a, map); }
   void rows(acc_t* acc, const T* row, int64_t n, int64_t) const {
     for (int64_t j = 0; j < n; ++j) acc[j] = pick<Max>(acc[j], map(row[j]));
   }
@@ -108,8 +106,7 @@ struct ArgMinMaxOps {
     for (int64_t b = 0; b < n; b += kBlock) {
       int64_t len = std::min(kBlock, n - b);
       const T* q = p + b;
-      A best = lanes_reduce(q + 1, len - 1, static_cast<A>(q[0]), CastTo<A>(),
-                            [](A x, A y) { return pick<Max>(x, y); });
+      A best = minmax_lanes<Max>(q + 1, len - 1, static_cast<A>(q[0]), CastTo<A>());
       if (a.index >= 0 && !beats<Max>(best, a.value)) continue;
       int64_t j = 0;
       if constexpr (std::is_floating_point_v<A>) {
@@ -230,8 +227,7 @@ struct LogSumExpOps {
   }
   // (max, sum of exp(x - max)) of a block, assuming a finite max.
   EMBER_VECTOR_CLONES static acc_t block(const T* p, int64_t n) {
-    A m = lanes_reduce(p + 1, n - 1, static_cast<A>(p[0]), CastTo<A>(),
-                       [](A x, A y) EMBER_ALWAYS_INLINE { return pick<true>(x, y); });
+    A m = minmax_lanes_impl<true>(p + 1, n - 1, static_cast<A>(p[0]), CastTo<A>());
     A s = lanes_reduce(p, n, A(0), [m](T v) EMBER_ALWAYS_INLINE { return exp_acc(static_cast<A>(v) - m); },
                        [](A x, A y) EMBER_ALWAYS_INLINE { return x + y; });
     return {m, s};

@@ -19,8 +19,7 @@ namespace {
 template <typename T, bool Log>
 EMBER_VECTOR_CLONES void softmax_row(const T* x, T* out, int64_t D) {
   using A = opmath_t<T>;
-  A m = lanes_reduce(x + 1, D - 1, static_cast<A>(x[0]), CastTo<A>(),
-                     [](A a, A b) EMBER_ALWAYS_INLINE { return pick<true>(a, b); });
+  A m = minmax_lanes_impl<true>(x + 1, D - 1, static_cast<A>(x[0]), CastTo<A>());
   auto exp_map = [m](T v) EMBER_ALWAYS_INLINE { return exp_acc(static_cast<A>(v) - m); };
   if constexpr (!Log && std::is_same_v<T, A>) {
     for (int64_t i = 0; i < D; ++i) out[i] = exp_acc(x[i] - m);
