@@ -138,6 +138,8 @@ void bind_sums(py::module_& m, TensorClass& cls) {
 
 void bind_extrema(py::module_& m, TensorClass& cls) {
   py::module_ types = m.def_submodule("return_types", "Named tuples returned by reductions");
+  // Importable (and so picklable) under the name their types carry.
+  py::module_::import("sys").attr("modules")["ember.return_types"] = types;
   static ReturnType max_t(types, "max", "values", "indices");
   static ReturnType min_t(types, "min", "values", "indices");
   static ReturnType aminmax_t(types, "aminmax", "min", "max");

@@ -105,6 +105,13 @@ EMBER_ALWAYS_INLINE inline Acc pairwise_sum(const T* p, int64_t n, const Map& ma
   return total;
 }
 
+// pairwise_sum compiled for wide vectors too: a single SSE2 core cannot keep up
+// with memory bandwidth on a sum.
+template <typename Acc, typename T, typename Map>
+EMBER_VECTOR_CLONES Acc pairwise_sum_wide(const T* p, int64_t n, Map map) {
+  return pairwise_sum<Acc>(p, n, map);
+}
+
 // max (Max) or min of init and map(p[0..n)), NaN propagating. For floats the
 // lanes keep a plain max and, beside it, whether they saw a NaN: cheaper than a
 // NaN-aware compare per element. Memory-bound once vectorized wide enough.

@@ -37,7 +37,7 @@ struct SumOps {
   Acc identity() const { return Acc(0); }
   Acc step(Acc a, T v, int64_t) const { return a + map(v); }
   Acc combine(Acc a, Acc b) const { return a + b; }
-  Acc run(Acc a, const T* p, int64_t n, int64_t) const { return a + pairwise_sum<Acc>(p, n, map); }
+  Acc run(Acc a, const T* p, int64_t n, int64_t) const { return a + pairwise_sum_wide<Acc>(p, n, map); }
   void rows(Acc* acc, const T* row, int64_t n, int64_t) const {
     for (int64_t j = 0; j < n; ++j) acc[j] += map(row[j]);
   }
@@ -151,13 +151,14 @@ struct WelfordOps {
     double n = a.n + b.n, delta = b.mean - a.mean, wb = b.n / n;
     return {n, a.mean + delta * wb, a.m2 + b.m2 + delta * delta * a.n * wb};
   }
-  acc_t run(acc_t a, const T* p, int64_t n, int64_t) const {
+  EMBER_VECTOR_CLONES acc_t run(acc_t a, const T* p, int64_t n, int64_t) const {
     for (int64_t b = 0; b < n; b += kBlock) {
       int64_t len = std::min(kBlock, n - b);
       const T* q = p + b;
       A mean = pairwise_sum<A>(q, len, CastTo<A>()) / static_cast<A>(len);
-      A m2 = lanes_reduce(q, len, A(0), [mean](T v) { A d = static_cast<A>(v) - mean; return d * d; },
-                          [](A x, A y) { return x + y; });
+      A m2 = lanes_reduce(
+          q, len, A(0), [mean](T v) EMBER_ALWAYS_INLINE { A d = static_cast<A>(v) - mean; return d * d; },
+          [](A x, A y) EMBER_ALWAYS_INLINE { return x + y; });
       a = combine(a, acc_t{static_cast<double>(len), static_cast<double>(mean), static_cast<double>(m2)});
     }
     return a;
