@@ -30,11 +30,63 @@
 
 namespace ember::cpu {
 
-// v cast to the accumulator type (float16/bfloat16 through float).
+// float16 / bfloat16 <-> float without branches, so loops over them vectorize
+// (Half's own conversions branch on subnormals). Round to nearest even, as Half.
+// After Maratyszcza's FP16 library.
+EMBER_ALWAYS_INLINE inline float half_to_float(Half h) {
+  const uint32_t w = static_cast<uint32_t>(h.bits) << 16;
+  const uint32_t sign = w & 0x80000000u, two_w = w + w;
+  const float normalized = std::bit_cast<float>((two_w >> 4) + (0xE0u << 23)) * 0x1.0p-112f;
+  const float denormalized = std::bit_cast<float>((two_w >> 17) | (126u << 23)) - 0.5f;
+  const uint32_t m = -static_cast<uint32_t>(two_w < (1u << 27));
+  return std::bit_cast<float>(sign | (std::bit_cast<uint32_t>(denormalized) & m) |
+                              (std::bit_cast<uint32_t>(normalized) & ~m));
+}
+EMBER_ALWAYS_INLINE inline Half float_to_half(float f) {
+  // Every value is computed and the NaN case picked by a mask: a ?: would make
+  // GCC guard the (possibly overflowing) multiply and give up vectorizing.
+  float base = (std::fabs(f) * 0x1.0p+112f) * 0x1.0p-110f;
+  const uint32_t w = std::bit_cast<uint32_t>(f), shl1_w = w + w, sign = w & 0x80000000u;
+  const uint32_t bias = std::max(shl1_w & 0xFF000000u, 0x71000000u);
+  base = std::bit_cast<float>((bias >> 1) + 0x07800000u) + base;
+  const uint32_t bits = std::bit_cast<uint32_t>(base);
+  const uint32_t nonsign = ((bits >> 13) & 0x00007C00u) + (bits & 0x00000FFFu);
+  const uint32_t nan = -static_cast<uint32_t>(shl1_w > 0xFF000000u);
+  Half h;
+  h.bits = static_cast<uint16_t>((sign >> 16) | (0x7E00u & nan) | (nonsign & ~nan));
+  return h;
+}
+EMBER_ALWAYS_INLINE inline float bfloat16_to_float(BFloat16 b) {
+  return std::bit_cast<float>(static_cast<uint32_t>(b.bits) << 16);
+}
+EMBER_ALWAYS_INLINE inline BFloat16 float_to_bfloat16(float f) {
+  const uint32_t x = std::bit_cast<uint32_t>(f);
+  const uint32_t rounded = (x + 0x7fffu + ((x >> 16) & 1u)) >> 16, quiet_nan = (x >> 16) | 0x40u;
+  BFloat16 b;
+  b.bits = static_cast<uint16_t>((x & 0x7fffffffu) > 0x7f800000u ? quiet_nan : rounded);
+  return b;
+}
+
+// An element read as the accumulator type A (float16/bfloat16 through float).
+template <typename A, typename T>
+EMBER_ALWAYS_INLINE inline A load(T v) {
+  if constexpr (std::is_same_v<T, Half>) return static_cast<A>(half_to_float(v));
+  else if constexpr (std::is_same_v<T, BFloat16>) return static_cast<A>(bfloat16_to_float(v));
+  else return static_cast<A>(v);
+}
+// An accumulator value stored as element type T (what convert<T> does, faster).
+template <typename T, typename A>
+EMBER_ALWAYS_INLINE inline T store(A v) {
+  if constexpr (std::is_same_v<T, Half>) return float_to_half(static_cast<float>(v));
+  else if constexpr (std::is_same_v<T, BFloat16>) return float_to_bfloat16(static_cast<float>(v));
+  else return convert<T>(v);
+}
+
+// v cast to the accumulator type, as a functor.
 template <typename Acc>
 struct CastTo {
   template <typename T>
-  EMBER_ALWAYS_INLINE Acc operator()(T v) const { return static_cast<Acc>(static_cast<opmath_t<T>>(v)); }
+  EMBER_ALWAYS_INLINE Acc operator()(T v) const { return load<Acc>(v); }
 };
 
 // c ? a : b without a branch. GCC keeps a ?: on floats as a branch (its

@@ -20,7 +20,7 @@ struct SquareMap {
 };
 template <typename Acc>
 struct NonzeroMap {
-  template <typename T> Acc operator()(T v) const { return static_cast<opmath_t<T>>(v) != 0 ? 1 : 0; }
+  template <typename T> Acc operator()(T v) const { return load<opmath_t<T>>(v) != 0 ? 1 : 0; }
 };
 template <typename Acc>
 struct AbsPowMap {
@@ -94,7 +94,7 @@ struct ArgMinMaxOps {
   static constexpr int64_t kBlock = 1024;
   acc_t identity() const { return {A(), -1}; }
   acc_t step(acc_t a, T v, int64_t i) const {
-    A x = static_cast<A>(v);
+    A x = load<A>(v);
     return a.index < 0 || beats<Max>(x, a.value) ? acc_t{x, i} : a;
   }
   acc_t combine(acc_t a, acc_t b) const {
@@ -106,18 +106,18 @@ struct ArgMinMaxOps {
     for (int64_t b = 0; b < n; b += kBlock) {
       int64_t len = std::min(kBlock, n - b);
       const T* q = p + b;
-      A best = minmax_lanes<Max>(q + 1, len - 1, static_cast<A>(q[0]), CastTo<A>());
+      A best = minmax_lanes<Max>(q + 1, len - 1, load<A>(q[0]), CastTo<A>());
       if (a.index >= 0 && !beats<Max>(best, a.value)) continue;
       int64_t j = 0;
       if constexpr (std::is_floating_point_v<A>) {
         if (best != best)
-          while (!(static_cast<A>(q[j]) != static_cast<A>(q[j]))) ++j;
+          while (!(load<A>(q[j]) != load<A>(q[j]))) ++j;
         else
-          while (static_cast<A>(q[j]) != best) ++j;
+          while (load<A>(q[j]) != best) ++j;
       } else {
-        while (static_cast<A>(q[j]) != best) ++j;
+        while (load<A>(q[j]) != best) ++j;
       }
-      a = acc_t{static_cast<A>(q[j]), i0 + b + j};  // q[j]: the sign of a zero as stored
+      a = acc_t{load<A>(q[j]), i0 + b + j};  // q[j]: the sign of a zero as stored
     }
     return a;
   }
@@ -138,7 +138,7 @@ struct WelfordOps {
   static constexpr int64_t kBlock = 2048;
   acc_t identity() const { return {}; }
   acc_t step(acc_t a, T v, int64_t) const {
-    double x = static_cast<A>(v);
+    double x = load<A>(v);
     a.n += 1;
     double delta = x - a.mean;
     a.mean += delta / a.n;
@@ -157,7 +157,7 @@ struct WelfordOps {
       const T* q = p + b;
       A mean = pairwise_sum<A>(q, len, CastTo<A>()) / static_cast<A>(len);
       A m2 = lanes_reduce(
-          q, len, A(0), [mean](T v) EMBER_ALWAYS_INLINE { A d = static_cast<A>(v) - mean; return d * d; },
+          q, len, A(0), [mean](T v) EMBER_ALWAYS_INLINE { A d = load<A>(v) - mean; return d * d; },
           [](A x, A y) EMBER_ALWAYS_INLINE { return x + y; });
       a = combine(a, acc_t{static_cast<double>(len), static_cast<double>(mean), static_cast<double>(m2)});
     }
@@ -168,7 +168,7 @@ struct WelfordOps {
     if (n == 0) return;
     double count = acc[0].n + 1, inv = 1.0 / count;
     for (int64_t j = 0; j < n; ++j) {
-      double x = static_cast<A>(row[j]);
+      double x = load<A>(row[j]);
       double delta = x - acc[j].mean;
       acc[j].mean += delta * inv;
       acc[j].m2 += delta * (x - acc[j].mean);
@@ -199,12 +199,12 @@ struct LogSumExpOps {
     if (a.m == kInf) return {kInf, 1};
     return {a.m, a.s + b.s * exp_acc(b.m - a.m)};
   }
-  acc_t step(acc_t a, T v, int64_t) const { return combine(a, {static_cast<A>(v), 1}); }
+  acc_t step(acc_t a, T v, int64_t) const { return combine(a, {load<A>(v), 1}); }
   acc_t run(acc_t a, const T* p, int64_t n, int64_t) const { return combine(a, pairwise(p, n)); }
   // Branch-free online update: both exps vectorize.
   EMBER_VECTOR_CLONES void rows(acc_t* acc, const T* row, int64_t n, int64_t) const {
     for (int64_t j = 0; j < n; ++j) {
-      A v = static_cast<A>(row[j]), m = acc[j].m;
+      A v = load<A>(row[j]), m = acc[j].m;
       A mn = pick<true>(m, v);
       A s = select(m == mn, acc[j].s, acc[j].s * exp_acc(m - mn));
       acc[j].s = s + select(v == mn, A(1), exp_acc(v - mn));
@@ -228,8 +228,8 @@ struct LogSumExpOps {
   }
   // (max, sum of exp(x - max)) of a block, assuming a finite max.
   EMBER_VECTOR_CLONES static acc_t block(const T* p, int64_t n) {
-    A m = minmax_lanes_impl<true>(p + 1, n - 1, static_cast<A>(p[0]), CastTo<A>());
-    A s = lanes_reduce(p, n, A(0), [m](T v) EMBER_ALWAYS_INLINE { return exp_acc(static_cast<A>(v) - m); },
+    A m = minmax_lanes_impl<true>(p + 1, n - 1, load<A>(p[0]), CastTo<A>());
+    A s = lanes_reduce(p, n, A(0), [m](T v) EMBER_ALWAYS_INLINE { return exp_acc(load<A>(v) - m); },
                        [](A x, A y) EMBER_ALWAYS_INLINE { return x + y; });
     return {m, s};
   }
@@ -242,15 +242,15 @@ struct AnyAllOps {
   using acc_t = bool;
   acc_t identity() const { return !Any; }
   acc_t step(acc_t a, T v, int64_t) const {
-    bool nz = static_cast<opmath_t<T>>(v) != 0;
+    bool nz = load<opmath_t<T>>(v) != 0;
     return Any ? (a || nz) : (a && nz);
   }
   acc_t combine(acc_t a, acc_t b) const { return Any ? (a || b) : (a && b); }
   acc_t run(acc_t a, const T* p, int64_t n, int64_t) const {
     for (int64_t b = 0; b < n && a == !Any; b += 4096) {  // stop at the first decisive block
       int64_t len = std::min<int64_t>(4096, n - b);
-      int hits = lanes_reduce(p + b, len, 0, [](T v) { return Any ? (static_cast<opmath_t<T>>(v) != 0 ? 1 : 0)
-                                                                   : (static_cast<opmath_t<T>>(v) == 0 ? 1 : 0); },
+      int hits = lanes_reduce(p + b, len, 0, [](T v) { return Any ? (load<opmath_t<T>>(v) != 0 ? 1 : 0)
+                                                                   : (load<opmath_t<T>>(v) == 0 ? 1 : 0); },
                               [](int x, int y) { return x | y; });
       if (hits) a = Any;
     }

@@ -5,6 +5,7 @@
 // accumulated at once, which vectorizes and reads memory in order. Floats
 // accumulate in double (float16/bfloat16 in float), as PyTorch does on CPU.
 #include "cpu/dtype_dispatch.h"
+#include "cpu/reduce_math.h"
 #include "cpu/parallel.h"
 #include "cpu/reduce_outputs.h"
 #include "dispatch/dispatcher.h"
@@ -28,8 +29,8 @@ void scan_lines(const In* x, T* out, int64_t outer, int64_t D, int64_t inner, co
         const In* src = x + o * D;
         T* dst = out + o * D;
         for (int64_t d = 0; d < D; ++d) {
-          acc = op(acc, static_cast<A>(static_cast<opmath_t<In>>(src[d])));
-          dst[d] = convert<T>(acc);
+          acc = op(acc, load<A>(src[d]));
+          dst[d] = store<T>(acc);
         }
       }
     });
@@ -48,8 +49,8 @@ void scan_lines(const In* x, T* out, int64_t outer, int64_t D, int64_t inner, co
         const In* src = x + (o * D + d) * inner + j0;
         T* dst = out + (o * D + d) * inner + j0;
         for (int64_t j = 0; j < w; ++j) {
-          acc[j] = op(acc[j], static_cast<A>(static_cast<opmath_t<In>>(src[j])));
-          dst[j] = convert<T>(acc[j]);
+          acc[j] = op(acc[j], load<A>(src[j]));
+          dst[j] = store<T>(acc[j]);
         }
       }
     }

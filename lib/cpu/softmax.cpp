@@ -19,18 +19,18 @@ namespace {
 template <typename T, bool Log>
 EMBER_VECTOR_CLONES void softmax_row(const T* x, T* out, int64_t D) {
   using A = opmath_t<T>;
-  A m = minmax_lanes_impl<true>(x + 1, D - 1, static_cast<A>(x[0]), CastTo<A>());
-  auto exp_map = [m](T v) EMBER_ALWAYS_INLINE { return exp_acc(static_cast<A>(v) - m); };
+  A m = minmax_lanes_impl<true>(x + 1, D - 1, load<A>(x[0]), CastTo<A>());
+  auto exp_map = [m](T v) EMBER_ALWAYS_INLINE { return exp_acc(load<A>(v) - m); };
   if constexpr (!Log && std::is_same_v<T, A>) {
     for (int64_t i = 0; i < D; ++i) out[i] = exp_acc(x[i] - m);
     A inv = A(1) / pairwise_sum<A>(out, D, CastTo<A>());
     for (int64_t i = 0; i < D; ++i) out[i] *= inv;
   } else if constexpr (!Log) {
     A inv = A(1) / pairwise_sum<A>(x, D, exp_map);
-    for (int64_t i = 0; i < D; ++i) out[i] = convert<T>(exp_acc(static_cast<A>(x[i]) - m) * inv);
+    for (int64_t i = 0; i < D; ++i) out[i] = store<T>(exp_acc(load<A>(x[i]) - m) * inv);
   } else {
     A lse = m + std::log(pairwise_sum<A>(x, D, exp_map));
-    for (int64_t i = 0; i < D; ++i) out[i] = convert<T>(static_cast<A>(x[i]) - lse);
+    for (int64_t i = 0; i < D; ++i) out[i] = store<T>(load<A>(x[i]) - lse);
   }
 }
 
@@ -40,8 +40,8 @@ EMBER_VECTOR_CLONES void softmax_finish(const T* x, T* out, int64_t n, opmath_t<
                                         opmath_t<T> inv, opmath_t<T> lse) {
   using A = opmath_t<T>;
   for (int64_t i = 0; i < n; ++i) {
-    A v = static_cast<A>(x[i]);
-    out[i] = convert<T>(Log ? v - lse : exp_acc(v - m) * inv);
+    A v = load<A>(x[i]);
+    out[i] = store<T>(Log ? v - lse : exp_acc(v - m) * inv);
   }
 }
 
@@ -60,7 +60,7 @@ void softmax_split_row(const T* x, T* out, int64_t D, int nt) {
   for (int t = 1; t < nt; ++t) total = ops.combine(total, part[t]);
   // A non-finite max makes every value nan, as in the one-row path.
   if (!std::isfinite(static_cast<double>(total.m))) {
-    std::fill(out, out + D, convert<T>(std::numeric_limits<A>::quiet_NaN()));
+    std::fill(out, out + D, store<T>(std::numeric_limits<A>::quiet_NaN()));
     return;
   }
   const A m = total.m, inv = A(1) / total.s, lse = m + std::log(total.s);
@@ -87,10 +87,10 @@ EMBER_VECTOR_CLONES void softmax_columns(const T* x, T* out, int64_t D, int64_t 
   A* m = buf.max;
   A* s = buf.part;
   double* total = buf.total;
-  for (int64_t j = 0; j < w; ++j) m[j] = static_cast<A>(x[j]);
+  for (int64_t j = 0; j < w; ++j) m[j] = load<A>(x[j]);
   for (int64_t d = 1; d < D; ++d) {
     const T* row = x + d * inner;
-    for (int64_t j = 0; j < w; ++j) m[j] = pick<true>(m[j], static_cast<A>(row[j]));
+    for (int64_t j = 0; j < w; ++j) m[j] = pick<true>(m[j], load<A>(row[j]));
   }
   for (int64_t j = 0; j < w; ++j) total[j] = 0;
   for (int64_t d0 = 0; d0 < D; d0 += 256) {
@@ -105,7 +105,7 @@ EMBER_VECTOR_CLONES void softmax_columns(const T* x, T* out, int64_t D, int64_t 
           s[j] += e;
         }
       } else {
-        for (int64_t j = 0; j < w; ++j) s[j] += exp_acc(static_cast<A>(row[j]) - m[j]);
+        for (int64_t j = 0; j < w; ++j) s[j] += exp_acc(load<A>(row[j]) - m[j]);
       }
     }
     for (int64_t j = 0; j < w; ++j) total[j] += s[j];
@@ -116,9 +116,9 @@ EMBER_VECTOR_CLONES void softmax_columns(const T* x, T* out, int64_t D, int64_t 
     const T* row = x + d * inner;
     T* orow = out + d * inner;
     for (int64_t j = 0; j < w; ++j) {
-      if constexpr (Log) orow[j] = convert<T>(static_cast<A>(row[j]) - s[j]);
+      if constexpr (Log) orow[j] = store<T>(load<A>(row[j]) - s[j]);
       else if constexpr (std::is_same_v<T, A>) orow[j] *= s[j];
-      else orow[j] = convert<T>(exp_acc(static_cast<A>(row[j]) - m[j]) * s[j]);
+      else orow[j] = store<T>(exp_acc(load<A>(row[j]) - m[j]) * s[j]);
     }
   }
 }

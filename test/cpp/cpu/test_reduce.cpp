@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -135,4 +136,24 @@ TEST_CASE("exp_float matches std::exp within a few ulp, and its special values")
   CHECK(std::isinf(cpu::exp_float(89.0f)));
   CHECK(std::isnan(cpu::exp_float(NAN)));
   CHECK(cpu::exp_float(0.0f) == 1.0f);
+}
+
+TEST_CASE("the branch-free float16/bfloat16 conversions agree with Half and BFloat16") {
+  for (uint32_t bits = 0; bits < 65536; ++bits) {
+    Half h;
+    h.bits = static_cast<uint16_t>(bits);
+    float ref = static_cast<float>(h), got = cpu::half_to_float(h);
+    if (std::isnan(ref)) CHECK(std::isnan(got));
+    else if (ref != got) FAIL_CHECK("half bits " << bits << ": " << got << " != " << ref);
+  }
+  int mismatches = 0;
+  for (uint64_t u = 0; u < (uint64_t(1) << 32); u += 4099) {  // floats across every exponent
+    float f = std::bit_cast<float>(static_cast<uint32_t>(u));
+    Half a = cpu::float_to_half(f), b(f);
+    BFloat16 c = cpu::float_to_bfloat16(f), d(f);
+    bool nan = std::isnan(f);
+    if (nan ? !std::isnan(static_cast<float>(a)) : a.bits != b.bits) ++mismatches;
+    if (nan ? !std::isnan(static_cast<float>(c)) : c.bits != d.bits) ++mismatches;
+  }
+  CHECK(mismatches == 0);
 }
