@@ -78,6 +78,24 @@ void amax_kernel(OpCall& c) {
   finish_output(c, 0, out);
 }
 
+void aminmax_kernel(OpCall& c) {
+  const Tensor& self = c.in(0);
+  const DimVector& dims = c.attr(0).to_ints();
+  DimVector shape = reduced_shape(self.sizes(), dims, c.attr(1).to_bool());
+  Tensor lo = output_for(c, 0, shape, self.dtype()), hi = output_for(c, 1, shape, self.dtype());
+  EMBER_DISPATCH_ALL(self.dtype(), "aminmax", [&] {
+    using Ops = AminmaxOps<scalar_t>;
+    scalar_t* pl = static_cast<scalar_t*>(lo.data_ptr());
+    scalar_t* ph = static_cast<scalar_t*>(hi.data_ptr());
+    reduce_strided(self, dims, Ops{}, [&](int64_t o, const typename Ops::acc_t& a) {
+      pl[o] = convert<scalar_t>(a.lo);
+      ph[o] = convert<scalar_t>(a.hi);
+    });
+  });
+  finish_output(c, 0, lo);
+  finish_output(c, 1, hi);
+}
+
 // Values and first-occurrence indices along one dim (max_dim, min_dim), or the
 // indices alone (argmax, argmin). With every dim reduced the position in the
 // range is the flat index, since reduce_strided keeps row-major order.
@@ -159,6 +177,7 @@ EMBER_REGISTER_KERNEL(mean, CPU, mean_kernel);
 EMBER_REGISTER_KERNEL(prod, CPU, prod_kernel);
 EMBER_REGISTER_KERNEL(amax, CPU, amax_kernel<true>);
 EMBER_REGISTER_KERNEL(amin, CPU, amax_kernel<false>);
+EMBER_REGISTER_KERNEL(aminmax, CPU, aminmax_kernel);
 EMBER_REGISTER_KERNEL(max_dim, CPU, max_dim_kernel<true>);
 EMBER_REGISTER_KERNEL(min_dim, CPU, max_dim_kernel<false>);
 EMBER_REGISTER_KERNEL(argmax, CPU, argmax_kernel<true>);

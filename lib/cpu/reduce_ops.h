@@ -9,23 +9,28 @@
 
 namespace ember::cpu {
 
-// Maps for SumOps (sum, norms, count_nonzero); each returns the accumulator type.
+// Maps for SumOps (sum, norms, count_nonzero); each returns the accumulator
+// type. always_inline: they run inside the vectorized clones (reduce_math.h).
 template <typename Acc>
 struct AbsMap {
-  template <typename T> Acc operator()(T v) const { return std::abs(CastTo<Acc>()(v)); }
+  template <typename T>
+  EMBER_ALWAYS_INLINE Acc operator()(T v) const { return std::abs(load<Acc>(v)); }
 };
 template <typename Acc>
 struct SquareMap {
-  template <typename T> Acc operator()(T v) const { Acc x = CastTo<Acc>()(v); return x * x; }
+  template <typename T>
+  EMBER_ALWAYS_INLINE Acc operator()(T v) const { Acc x = load<Acc>(v); return x * x; }
 };
 template <typename Acc>
 struct NonzeroMap {
-  template <typename T> Acc operator()(T v) const { return load<opmath_t<T>>(v) != 0 ? 1 : 0; }
+  template <typename T>
+  EMBER_ALWAYS_INLINE Acc operator()(T v) const { return static_cast<Acc>(load<opmath_t<T>>(v) != 0); }
 };
 template <typename Acc>
 struct AbsPowMap {
   Acc p;
-  template <typename T> Acc operator()(T v) const { return std::pow(std::abs(CastTo<Acc>()(v)), p); }
+  template <typename T>
+  EMBER_ALWAYS_INLINE Acc operator()(T v) const { return std::pow(std::abs(load<Acc>(v)), p); }
 };
 
 // sum of map(v): pairwise for long contiguous runs.
@@ -50,8 +55,8 @@ struct ProdOps {
   Acc identity() const { return Acc(1); }
   Acc step(Acc a, T v, int64_t) const { return a * CastTo<Acc>()(v); }
   Acc combine(Acc a, Acc b) const { return a * b; }
-  Acc run(Acc a, const T* p, int64_t n, int64_t) const {
-    return lanes_reduce(p, n, a, CastTo<Acc>(), [](Acc x, Acc y) { return x * y; });
+  EMBER_VECTOR_CLONES Acc run(Acc a, const T* p, int64_t n, int64_t) const {
+    return lanes_reduce(p, n, a, CastTo<Acc>(), [](Acc x, Acc y) EMBER_ALWAYS_INLINE { return x * y; });
   }
   void rows(Acc* acc, const T* row, int64_t n, int64_t) const {
     for (int64_t j = 0; j < n; ++j) acc[j] *= CastTo<Acc>()(row[j]);
@@ -76,6 +81,27 @@ struct MinMaxOps {
   acc_t run(acc_t a, const T* p, int64_t n, int64_t) const { return minmax_lanes<Max>(p, n, a, map); }
   void rows(acc_t* acc, const T* row, int64_t n, int64_t) const {
     for (int64_t j = 0; j < n; ++j) acc[j] = pick<Max>(acc[j], map(row[j]));
+  }
+};
+
+// min and max together, in one pass over memory (blocks stay in cache).
+template <typename T>
+struct AminmaxOps {
+  using in_t = T;
+  using A = opmath_t<T>;
+  struct acc_t {
+    A lo, hi;
+  };
+  static constexpr int64_t kBlock = 2048;
+  acc_t identity() const { return {MinMaxOps<T, false>().identity(), MinMaxOps<T, true>().identity()}; }
+  acc_t step(acc_t a, T v, int64_t) const { return {pick<false>(a.lo, load<A>(v)), pick<true>(a.hi, load<A>(v))}; }
+  acc_t combine(acc_t a, acc_t b) const { return {pick<false>(a.lo, b.lo), pick<true>(a.hi, b.hi)}; }
+  acc_t run(acc_t a, const T* p, int64_t n, int64_t) const {
+    for (int64_t b = 0; b < n; b += kBlock) {
+      int64_t len = std::min(kBlock, n - b);
+      a = {minmax_lanes<false>(p + b, len, a.lo, CastTo<A>()), minmax_lanes<true>(p + b, len, a.hi, CastTo<A>())};
+    }
+    return a;
   }
 };
 

@@ -157,9 +157,9 @@ std::tuple<Tensor, Tensor> aminmax(const Tensor& self, std::optional<int64_t> di
   EMBER_CHECK(dim || self.numel() != 0, "aminmax(): cannot compute aminmax over an empty dimension "
               "as the operation has no identity.");
   check_nonempty_dims(self, nd, true, "aminmax");
-  Tensor lo = run(OpId::amin, self, {Attr(nd), Attr(keepdim)});
-  Tensor hi = run(OpId::amax, self, {Attr(nd), Attr(keepdim)});
-  return {lo, hi};
+  OpCall call(OpId::aminmax, {self}, {Attr(nd), Attr(keepdim)});
+  dispatch(call);
+  return {call.outputs[0], call.outputs[1]};
 }
 
 Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {

@@ -284,6 +284,13 @@ def test_max_min_amax_amin(shape, dtype):
     for an, tn in layouts(a, t):
         check(tn.max(), np.max(an), dtype, exact_dtype=dtype)
         check(ember.min(tn), np.min(an), dtype, exact_dtype=dtype)
+        lo, hi = tn.aminmax()
+        check(lo, np.min(an), dtype, exact_dtype=dtype)
+        check(hi, np.max(an), dtype, exact_dtype=dtype)
+        for d in range(an.ndim):
+            r = ember.aminmax(tn, dim=d, keepdim=d == 0)
+            check(r.min, np.min(an, axis=d, keepdims=d == 0), dtype)
+            check(r.max, np.max(an, axis=d, keepdims=d == 0), dtype)
         for dim in dim_choices(an.ndim):
             for keepdim in (False, True):
                 ax = np_axis(dim, an.ndim)
