@@ -1,9 +1,13 @@
 // reduce_strided: reduces any set of dims of a strided tensor, without copies.
 //
-// The input is seen as outputs (kept dims) x reduced elements (reduced dims),
-// each in the tensor's logical row-major order (so an element's position in the
-// reduced range is its flat index, as argmax needs), with size-1 dims dropped
-// and neighbours merged where their strides allow. Then one of two loops runs:
+// The input is seen as outputs (kept dims) x reduced elements (reduced dims).
+// Each list is ordered by stride, largest first (stride-0 dims, from expand,
+// outermost), so the innermost dims are the ones closest in memory whatever
+// the layout (a transposed or permuted input reads memory in order), then
+// size-1 dims are dropped and neighbours merged where their strides allow.
+// An Ops with kOrdered (argmax) keeps the reduced dims in logical row-major
+// order instead, so a position in the range is the flat index. Then one of two
+// loops runs:
 //
 //   per output  for each output, reduce its range of elements; a contiguous
 //               innermost reduced dim goes through Ops::run (vectorizable, with
@@ -24,9 +28,12 @@
 // and optionally (the defaults loop over step):
 //   acc_t run(acc_t a, const in_t* p, int64_t n, int64_t i0) const;     // n contiguous elements
 //   void rows(acc_t* acc, const in_t* row, int64_t n, int64_t i) const; // acc[j] = step(acc[j], row[j], i)
+//   static constexpr bool kOrdered = true;              // positions must be logical flat indices
 // Nothing in an Ops may throw: it runs inside OpenMP regions.
 #pragma once
 #include <algorithm>
+#include <climits>
+#include <cstdlib>
 #include <memory>
 #include <vector>
 
@@ -37,31 +44,59 @@ namespace ember::cpu {
 
 struct ReduceGeometry {
   DimVector kept_sizes, kept_strides;  // element strides of the input
+  DimVector kept_out_strides;          // strides of the (row-major) result
   DimVector red_sizes, red_strides;
   int64_t num_outputs = 1;
   int64_t reduce_size = 1;
 };
 
-// dims: sorted, unique, in range.
-inline ReduceGeometry make_reduce_geometry(const Tensor& in, const DimVector& dims) {
-  ReduceGeometry g;
-  size_t k = 0;
-  for (int64_t d = 0; d < in.dim(); ++d) {
-    bool reduced = k < dims.size() && dims[k] == d;
-    if (reduced) ++k;
-    int64_t size = in.sizes()[d], stride = in.strides()[d];
-    (reduced ? g.reduce_size : g.num_outputs) *= size;
-    if (size == 1) continue;
-    DimVector& sizes = reduced ? g.red_sizes : g.kept_sizes;
-    DimVector& strides = reduced ? g.red_strides : g.kept_strides;
-    if (!sizes.empty() && strides.back() == stride * size) {  // continues the outer dim
-      sizes.back() *= size;
-      strides.back() = stride;
+namespace reduce_impl {
+
+struct GeomDim {
+  int64_t size, stride, out_stride;
+};
+
+// Orders dims by stride, largest first, stride 0 (broadcast) outermost, ties in
+// logical order; then merges neighbours that continue each other.
+inline void order_and_merge(SmallVector<GeomDim, 8>& dims, bool sort, DimVector& sizes,
+                            DimVector& strides, DimVector* out_strides) {
+  auto key = [](const GeomDim& d) { return d.stride == 0 ? INT64_MAX : std::abs(d.stride); };
+  if (sort)
+    std::stable_sort(dims.begin(), dims.end(), [&](const GeomDim& a, const GeomDim& b) { return key(a) > key(b); });
+  for (const GeomDim& d : dims) {
+    bool merge = !sizes.empty() && strides.back() == d.stride * d.size &&
+                 (!out_strides || out_strides->back() == d.out_stride * d.size);
+    if (merge) {
+      sizes.back() *= d.size;
+      strides.back() = d.stride;
+      if (out_strides) out_strides->back() = d.out_stride;
     } else {
-      sizes.push_back(size);
-      strides.push_back(stride);
+      sizes.push_back(d.size);
+      strides.push_back(d.stride);
+      if (out_strides) out_strides->push_back(d.out_stride);
     }
   }
+}
+
+}  // namespace reduce_impl
+
+// dims: sorted, unique, in range. keep_order: reduced dims stay in logical order.
+inline ReduceGeometry make_reduce_geometry(const Tensor& in, const DimVector& dims, bool keep_order) {
+  ReduceGeometry g;
+  SmallVector<reduce_impl::GeomDim, 8> kept, red;
+  int64_t out_stride = 1;
+  for (int64_t d = in.dim() - 1, k = static_cast<int64_t>(dims.size()) - 1; d >= 0; --d) {
+    bool reduced = k >= 0 && dims[k] == d;
+    if (reduced) --k;
+    int64_t size = in.sizes()[d], stride = in.strides()[d];
+    (reduced ? g.reduce_size : g.num_outputs) *= size;
+    if (size != 1) (reduced ? red : kept).push_back({size, stride, reduced ? 0 : out_stride});
+    if (!reduced) out_stride *= size;
+  }
+  std::reverse(kept.begin(), kept.end());
+  std::reverse(red.begin(), red.end());
+  reduce_impl::order_and_merge(kept, true, g.kept_sizes, g.kept_strides, &g.kept_out_strides);
+  reduce_impl::order_and_merge(red, !keep_order, g.red_sizes, g.red_strides, nullptr);
   return g;
 }
 
@@ -162,14 +197,16 @@ class Reducer {
 
   Reducer(const ReduceGeometry& g, const Ops& ops) : g_(g), ops_(ops) {}
 
-  // The offset of output o's first element.
-  int64_t output_offset(int64_t o) const {
-    int64_t off = 0;
+  // Where the it-th output (in the geometry's order of kept dims) reads its
+  // first element, and its index in the row-major result.
+  void locate(int64_t it, int64_t& in_offset, int64_t& out_index) const {
+    in_offset = out_index = 0;
     for (int64_t d = static_cast<int64_t>(g_.kept_sizes.size()) - 1; d >= 0; --d) {
-      off += (o % g_.kept_sizes[d]) * g_.kept_strides[d];
-      o /= g_.kept_sizes[d];
+      int64_t i = it % g_.kept_sizes[d];
+      in_offset += i * g_.kept_strides[d];
+      out_index += i * g_.kept_out_strides[d];
+      it /= g_.kept_sizes[d];
     }
-    return off;
   }
 
   // Reduces positions [r0, r1) of the range that starts at p.
@@ -305,14 +342,15 @@ void run_chunks(int n, const F& f) {
 }  // namespace reduce_impl
 
 // Reduces `dims` (sorted, unique) of `in` with ops and calls write(o, acc) for
-// each output o, in the row-major order of the result. Empty reductions give
+// each output o (its index in the row-major result). Empty reductions give
 // ops.identity().
 template <typename Ops, typename Write>
 void reduce_strided(const Tensor& in, const DimVector& dims, const Ops& ops, const Write& write) {
   using in_t = typename Ops::in_t;
   using acc_t = typename Ops::acc_t;
   using namespace reduce_impl;
-  const ReduceGeometry g = make_reduce_geometry(in, dims);
+  constexpr bool ordered = requires { requires Ops::kOrdered; };
+  const ReduceGeometry g = make_reduce_geometry(in, dims, ordered);
   const int64_t O = g.num_outputs, R = g.reduce_size;
   if (O == 0) return;
   if (R == 0) {
@@ -325,26 +363,37 @@ void reduce_strided(const Tensor& in, const DimVector& dims, const Ops& ops, con
   const size_t nk = g.kept_sizes.size(), nr = g.red_sizes.size();
   const bool rows_layout = nk > 0 && nr > 0 && g.kept_strides[nk - 1] == 1 &&
                            g.red_strides[nr - 1] != 1 && g.kept_sizes[nk - 1] >= 4;
+  // Partial results of the it-th output from nt threads, combined in order.
+  auto finish_parts = [&](const Buffer<acc_t>& part) {
+    for (int64_t it = 0; it < O; ++it) {
+      acc_t a = part[it];
+      for (int t = 1; t < nt; ++t) a = ops.combine(a, part[t * O + it]);
+      int64_t in_offset, o;
+      red.locate(it, in_offset, o);
+      write(o, a);
+    }
+  };
 
   if (rows_layout) {
     // Tiles of w outputs along the contiguous kept dim; accumulators stay in L1.
-    const int64_t M = g.kept_sizes[nk - 1], outer = O / M;
+    const int64_t M = g.kept_sizes[nk - 1], outer = O / M, out_step = g.kept_out_strides[nk - 1];
     int64_t w = std::min<int64_t>(M, 2048);
     if (outer * ((M + w - 1) / w) < nt) w = std::max<int64_t>(64, (M + nt - 1) / nt);
     const int64_t tiles_per_row = (M + w - 1) / w, tiles = outer * tiles_per_row;
-    auto tile_at = [&](int64_t t, int64_t& o0, int64_t& width) {
+    auto tile_at = [&](int64_t t, int64_t& it0, int64_t& width) {
       int64_t ob = t / tiles_per_row, j0 = (t % tiles_per_row) * w;
-      o0 = ob * M + j0;
+      it0 = ob * M + j0;
       width = std::min(w, M - j0);
     };
     if (tiles >= nt) {
       run_chunks(nt, [&](int t) {
         Buffer<acc_t> acc(w);
         for (int64_t tile = tiles * t / nt; tile < tiles * (t + 1) / nt; ++tile) {
-          int64_t o0, width;
-          tile_at(tile, o0, width);
-          red.reduce_rows(base + red.output_offset(o0), width, 0, R, acc.data());
-          for (int64_t j = 0; j < width; ++j) write(o0 + j, acc[j]);
+          int64_t it0, width, in_offset, o0;
+          tile_at(tile, it0, width);
+          red.locate(it0, in_offset, o0);
+          red.reduce_rows(base + in_offset, width, 0, R, acc.data());
+          for (int64_t j = 0; j < width; ++j) write(o0 + j * out_step, acc[j]);
         }
       });
     } else {  // few outputs: split the rows, then combine the partial tiles in order
@@ -352,24 +401,24 @@ void reduce_strided(const Tensor& in, const DimVector& dims, const Ops& ops, con
       run_chunks(nt, [&](int t) {
         int64_t r0 = R * t / nt, r1 = R * (t + 1) / nt;
         for (int64_t tile = 0; tile < tiles; ++tile) {
-          int64_t o0, width;
-          tile_at(tile, o0, width);
-          red.reduce_rows(base + red.output_offset(o0), width, r0, r1, &part[t * O + o0]);
+          int64_t it0, width, in_offset, o0;
+          tile_at(tile, it0, width);
+          red.locate(it0, in_offset, o0);
+          red.reduce_rows(base + in_offset, width, r0, r1, &part[t * O + it0]);
         }
       });
-      for (int64_t o = 0; o < O; ++o) {
-        acc_t a = part[o];
-        for (int t = 1; t < nt; ++t) a = ops.combine(a, part[t * O + o]);
-        write(o, a);
-      }
+      finish_parts(part);
     }
     return;
   }
 
   if (O >= 4 * nt || nt == 1) {
     run_chunks(nt, [&](int t) {
-      for (int64_t o = O * t / nt; o < O * (t + 1) / nt; ++o)
-        write(o, red.reduce_range(base + red.output_offset(o), 0, R));
+      for (int64_t it = O * t / nt; it < O * (t + 1) / nt; ++it) {
+        int64_t in_offset, o;
+        red.locate(it, in_offset, o);
+        write(o, red.reduce_range(base + in_offset, 0, R));
+      }
     });
     return;
   }
@@ -377,14 +426,13 @@ void reduce_strided(const Tensor& in, const DimVector& dims, const Ops& ops, con
   Buffer<acc_t> part(static_cast<size_t>(nt) * O);
   run_chunks(nt, [&](int t) {
     int64_t r0 = R * t / nt, r1 = R * (t + 1) / nt;
-    for (int64_t o = 0; o < O; ++o)
-      part[t * O + o] = red.reduce_range(base + red.output_offset(o), r0, r1);
+    for (int64_t it = 0; it < O; ++it) {
+      int64_t in_offset, o;
+      red.locate(it, in_offset, o);
+      part[t * O + it] = red.reduce_range(base + in_offset, r0, r1);
+    }
   });
-  for (int64_t o = 0; o < O; ++o) {
-    acc_t a = part[o];
-    for (int t = 1; t < nt; ++t) a = ops.combine(a, part[t * O + o]);
-    write(o, a);
-  }
+  finish_parts(part);
 }
 
 }  // namespace ember::cpu

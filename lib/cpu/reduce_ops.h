@@ -117,6 +117,7 @@ struct ArgMinMaxOps {
   using in_t = T;
   using A = opmath_t<T>;
   using acc_t = ValueIndex<A>;
+  static constexpr bool kOrdered = true;  // positions are flat indices
   static constexpr int64_t kBlock = 1024;
   acc_t identity() const { return {A(), -1}; }
   acc_t step(acc_t a, T v, int64_t i) const {

@@ -525,3 +525,29 @@ def test_any_all_stop_early_and_see_everything():
     a[50000] = 0
     assert not E(a).all().item()
     assert E(np.full(10, np.nan, dtype=np.float32)).all().item()  # nan is nonzero
+
+
+@pytest.mark.parametrize("perm", [(2, 0, 1), (1, 2, 0), (2, 1, 0), (0, 2, 1)])
+@pytest.mark.parametrize("dims", [0, 1, 2, (0, 1), (1, 2), (0, 2), None])
+def test_permuted_layouts(perm, dims):
+    """Kept and reduced dims in every memory order (the geometry sorts them by stride)."""
+    base = RNG.standard_normal((5, 6, 7)).astype(np.float32)
+    a = base.transpose(perm)
+    t = E(base).permute(*perm)
+    ax = np_axis(dims, 3)
+    a64 = a.astype(np.float64)
+    red = lambda f, x: f(x) if dims is None else f(x, dims)
+    check(red(ember.sum, t), a64.sum(axis=ax), rtol=1e-5)
+    check(red(ember.amax, t), a64.max(axis=ax))
+    check(red(ember.var, t), a64.var(axis=ax, ddof=1), rtol=1e-4)
+    check(red(ember.logsumexp, t) if dims is not None else ember.logsumexp(t, (0, 1, 2)),
+          np_logsumexp(a64, ax, False))
+    if isinstance(dims, int):
+        np.testing.assert_array_equal(N(t.argmax(dims)), a.argmax(axis=dims))
+        np.testing.assert_array_equal(N(t.min(dims).indices), a.argmin(axis=dims))
+    assert t.argmax().item() == a.argmax()
+    big = RNG.standard_normal((40, 50, 60)).astype(np.float32)  # large enough for threads
+    tb = E(big).permute(*perm)
+    ab = big.transpose(perm).astype(np.float64)
+    check(red(ember.sum, tb), ab.sum(axis=ax), atol=np.abs(ab).sum() * 1e-6)
+    check(red(ember.amin, tb), ab.min(axis=ax))
