@@ -209,6 +209,30 @@ class Reducer {
     }
   }
 
+  // Walks outputs it0, it0 + 1, ... without a division per output.
+  struct Cursor {
+    const ReduceGeometry& g;
+    DimVector idx;
+    int64_t in_offset = 0, out_index = 0;
+    Cursor(const Reducer& r, int64_t it0) : g(r.g_), idx(r.g_.kept_sizes.size(), 0) {
+      r.locate(it0, in_offset, out_index);
+      for (int64_t d = static_cast<int64_t>(idx.size()) - 1; d >= 0; --d) {
+        idx[d] = it0 % g.kept_sizes[d];
+        it0 /= g.kept_sizes[d];
+      }
+    }
+    void next() {
+      for (int64_t d = static_cast<int64_t>(idx.size()) - 1; d >= 0; --d) {
+        in_offset += g.kept_strides[d];
+        out_index += g.kept_out_strides[d];
+        if (++idx[d] < g.kept_sizes[d]) return;
+        in_offset -= idx[d] * g.kept_strides[d];
+        out_index -= idx[d] * g.kept_out_strides[d];
+        idx[d] = 0;
+      }
+    }
+  };
+
   // Reduces positions [r0, r1) of the range that starts at p.
   acc_t reduce_range(const in_t* p, int64_t r0, int64_t r1) const {
     const size_t nd = g_.red_sizes.size();
@@ -377,8 +401,10 @@ void reduce_strided(const Tensor& in, const DimVector& dims, const Ops& ops, con
   if (rows_layout) {
     // Tiles of w outputs along the contiguous kept dim; accumulators stay in L1.
     const int64_t M = g.kept_sizes[nk - 1], outer = O / M, out_step = g.kept_out_strides[nk - 1];
+    // Too few tiles for the threads: narrower tiles if they stay wide enough
+    // to amortize each row's overhead, else the threads split the rows.
     int64_t w = std::min<int64_t>(M, 2048);
-    if (outer * ((M + w - 1) / w) < nt) w = std::max<int64_t>(64, (M + nt - 1) / nt);
+    if (outer * ((M + w - 1) / w) < nt && M / nt >= 512) w = (M + nt - 1) / nt;
     const int64_t tiles_per_row = (M + w - 1) / w, tiles = outer * tiles_per_row;
     auto tile_at = [&](int64_t t, int64_t& it0, int64_t& width) {
       int64_t ob = t / tiles_per_row, j0 = (t % tiles_per_row) * w;
@@ -414,11 +440,10 @@ void reduce_strided(const Tensor& in, const DimVector& dims, const Ops& ops, con
 
   if (O >= 4 * nt || nt == 1) {
     run_chunks(nt, [&](int t) {
-      for (int64_t it = O * t / nt; it < O * (t + 1) / nt; ++it) {
-        int64_t in_offset, o;
-        red.locate(it, in_offset, o);
-        write(o, red.reduce_range(base + in_offset, 0, R));
-      }
+      const int64_t it0 = O * t / nt, it1 = O * (t + 1) / nt;
+      typename Reducer<Ops>::Cursor at(red, it0);
+      for (int64_t it = it0; it < it1; ++it, at.next())
+        write(at.out_index, red.reduce_range(base + at.in_offset, 0, R));
     });
     return;
   }

@@ -43,7 +43,7 @@ struct SumOps {
   Acc step(Acc a, T v, int64_t) const { return a + map(v); }
   Acc combine(Acc a, Acc b) const { return a + b; }
   Acc run(Acc a, const T* p, int64_t n, int64_t) const { return a + pairwise_sum_wide<Acc>(p, n, map); }
-  void rows(Acc* acc, const T* row, int64_t n, int64_t) const {
+  EMBER_VECTOR_CLONES void rows(Acc* acc, const T* row, int64_t n, int64_t) const {
     for (int64_t j = 0; j < n; ++j) acc[j] += map(row[j]);
   }
 };
@@ -79,7 +79,7 @@ struct MinMaxOps {
   acc_t step(acc_t a, T v, int64_t) const { return pick<Max>(a, map(v)); }
   acc_t combine(acc_t a, acc_t b) const { return pick<Max>(a, b); }
   acc_t run(acc_t a, const T* p, int64_t n, int64_t) const { return minmax_lanes<Max>(p, n, a, map); }
-  void rows(acc_t* acc, const T* row, int64_t n, int64_t) const {
+  EMBER_VECTOR_CLONES void rows(acc_t* acc, const T* row, int64_t n, int64_t) const {
     for (int64_t j = 0; j < n; ++j) acc[j] = pick<Max>(acc[j], map(row[j]));
   }
 };
