@@ -124,6 +124,26 @@ void bind_sums(py::module_& m, TensorClass& cls) {
   def_op(m, cls, "prod", [](const Tensor& x, const Dims& d, bool k, OptDType t) {
     return prod(x, d.dims, k, t);
   }, dim, keepdim, py::kw_only(), dtype);
+  // numpy's np.sum(t) / np.mean(t) call t.sum(axis=..., out=None, keepdims=...).
+  auto numpy_style = [](auto op) {
+    return [op](const Tensor& x, py::kwargs kw) {
+      Dims d;
+      bool keep = false;
+      OptDType t;
+      for (auto [k, v] : kw) {
+        std::string key = py::str(k);
+        if (key == "axis" || key == "dim") d = py::cast<Dims>(v);
+        else if (key == "keepdims" || key == "keepdim") keep = py::cast<bool>(v);
+        else if (key == "dtype") t = py::cast<OptDType>(v);
+        else if (key == "out") {
+          if (!v.is_none()) throw NotImplementedError("out= is not supported");
+        } else throw TypeError("got an unexpected keyword argument '" + key + "'");
+      }
+      return op(x, d.dims, keep, t);
+    };
+  };
+  cls.def("sum", numpy_style([](const Tensor& x, const auto& d, bool k, OptDType t) { return sum(x, d, k, t); }));
+  cls.def("mean", numpy_style([](const Tensor& x, const auto& d, bool k, OptDType t) { return mean(x, d, k, t); }));
   def_op(m, cls, "count_nonzero", [](const Tensor& x, const Dims& d) { return count_nonzero(x, d.dims); },
          dim);
   def_op(m, cls, "any", [](const Tensor& x, const Dims& d, bool k) { return any(x, d.dims, k); }, dim,
