@@ -120,7 +120,8 @@ EMBER_CLONES void ce_rows(const T* x, const T* q, T* dx, int64_t r0, int64_t r1,
       continue;
     }
     const acc_t g = static_cast<acc_t>(a.scale->at(r));
-    const acc_t lse = row_logsumexp(xr, C);
+    acc_t m, ls;  // p_j = exp(x_j - m - ls)
+    row_max_logsum(xr, C, m, ls);
     if (q) {
       const T* qr = q + r * C;
       acc_t wq = 0;  // sum_c w_c q'_c
@@ -128,13 +129,13 @@ EMBER_CLONES void ce_rows(const T* x, const T* q, T* dx, int64_t r0, int64_t r1,
       for (int64_t j = 0; j < C; ++j) wq += w[j] * (static_cast<acc_t>(qr[j]) * keep + eps_c);
 #pragma omp simd
       for (int64_t j = 0; j < C; ++j)
-        dr[j] = convert<T>(g * (exp_acc(static_cast<acc_t>(xr[j]) - lse) * wq -
+        dr[j] = convert<T>(g * (exp_acc(static_cast<acc_t>(xr[j]) - m - ls) * wq -
                                 w[j] * (static_cast<acc_t>(qr[j]) * keep + eps_c)));
       continue;
     }
     const acc_t alpha = g * (keep * w[k] + eps_c * a.w_sum), beta = g * eps_c;
 #pragma omp simd
-    for (int64_t j = 0; j < C; ++j) dr[j] = convert<T>(alpha * exp_acc(static_cast<acc_t>(xr[j]) - lse) - beta * w[j]);
+    for (int64_t j = 0; j < C; ++j) dr[j] = convert<T>(alpha * exp_acc(static_cast<acc_t>(xr[j]) - m - ls) - beta * w[j]);
     dr[k] = convert<T>(static_cast<acc_t>(dr[k]) - g * keep * w[k]);
   }
 }
@@ -148,7 +149,7 @@ EMBER_CLONES void ce_blocks(const T* x, const T* q, T* dx, int64_t b0, int64_t b
                             const CrossEntropyArgs<opmath_t<T>>& a) {
   using acc_t = opmath_t<T>;
   const int64_t per_sample = (S + kBlock - 1) / kBlock;
-  acc_t m[kBlock], lse[kBlock], gs[kBlock], alpha[kBlock], beta[kBlock], fix[kBlock];
+  acc_t m[kBlock], lse[kBlock], gs[kBlock], wq[kBlock], alpha[kBlock], beta[kBlock], fix[kBlock];
   for (int64_t b = b0; b < b1; ++b) {
     const int64_t n = b / per_sample, s0 = (b % per_sample) * kBlock;
     const int64_t len = std::min(kBlock, S - s0), base = n * C * S + s0, pos = n * S + s0;
@@ -166,7 +167,8 @@ EMBER_CLONES void ce_blocks(const T* x, const T* q, T* dx, int64_t b0, int64_t b
 #pragma omp simd
       for (int64_t s = 0; s < len; ++s) lse[s] += exp_acc(static_cast<acc_t>(xc[s]) - m[s]);
     }
-    for (int64_t s = 0; s < len; ++s) lse[s] = std::isinf(m[s]) ? m[s] : m[s] + std::log(lse[s]);
+    // p = exp(x - m - lse) with lse = log(sum(exp(x - m))) (0 for an infinite max)
+    for (int64_t s = 0; s < len; ++s) lse[s] = std::isinf(m[s]) ? acc_t(0) : std::log(lse[s]);
     // dx[c, s] = alpha[s] p[c, s] - beta[s] w_c (- fix[s] where c is the target).
     for (int64_t s = 0; s < len; ++s) {
       const acc_t g = gs[s] = static_cast<acc_t>(a.scale->at(pos + s));
@@ -177,14 +179,14 @@ EMBER_CLONES void ce_blocks(const T* x, const T* q, T* dx, int64_t b0, int64_t b
       fix[s] = ignored || q ? acc_t(0) : g * a.keep * a.w[k];
     }
     if (q) {  // alpha = g sum_c w_c q'_c; the target term -g w_c q'_c is per class
-      for (int64_t s = 0; s < len; ++s) m[s] = 0;
+      for (int64_t s = 0; s < len; ++s) wq[s] = 0;
       for (int64_t c = 0; c < C; ++c) {
         const T* qc = q + base + c * S;
         const acc_t wc = a.w[c], keep = a.keep, eps_c = a.eps_c;
 #pragma omp simd
-        for (int64_t s = 0; s < len; ++s) m[s] += wc * (static_cast<acc_t>(qc[s]) * keep + eps_c);
+        for (int64_t s = 0; s < len; ++s) wq[s] += wc * (static_cast<acc_t>(qc[s]) * keep + eps_c);
       }
-      for (int64_t s = 0; s < len; ++s) alpha[s] *= m[s];
+      for (int64_t s = 0; s < len; ++s) alpha[s] *= wq[s];
     }
     for (int64_t c = 0; c < C; ++c) {
       const T* xc = x + base + c * S;
@@ -195,12 +197,12 @@ EMBER_CLONES void ce_blocks(const T* x, const T* q, T* dx, int64_t b0, int64_t b
         const acc_t keep = a.keep, eps_c = a.eps_c;
 #pragma omp simd
         for (int64_t s = 0; s < len; ++s)
-          dc[s] = convert<T>(alpha[s] * exp_acc(static_cast<acc_t>(xc[s]) - lse[s]) -
+          dc[s] = convert<T>(alpha[s] * exp_acc(static_cast<acc_t>(xc[s]) - m[s] - lse[s]) -
                              gs[s] * wc * (static_cast<acc_t>(qc[s]) * keep + eps_c));
       } else {
 #pragma omp simd
         for (int64_t s = 0; s < len; ++s)
-          dc[s] = convert<T>(alpha[s] * exp_acc(static_cast<acc_t>(xc[s]) - lse[s]) - beta[s] * wc);
+          dc[s] = convert<T>(alpha[s] * exp_acc(static_cast<acc_t>(xc[s]) - m[s] - lse[s]) - beta[s] * wc);
       }
     }
     if (!q)

@@ -48,17 +48,19 @@ void pair_backward(OpCall& c, const char* op, const F& d) {
   c.outputs.push_back(out);
 }
 
+// sign(z): 0 at 0, NaN stays NaN (as torch.sign).
+template <typename Acc>
+inline Acc sign_of(Acc z) {
+  const Acc sign = static_cast<Acc>((Acc(0) < z) - (z < Acc(0)));
+  return z != z ? z : sign;
+}
+
 void mse_loss_backward_kernel(OpCall& c) {
   pair_backward(c, "mse_loss_backward", [](auto x, auto t) { return decltype(x)(2) * (x - t); });
 }
 
 void l1_loss_backward_kernel(OpCall& c) {
-  pair_backward(c, "l1_loss_backward", [](auto x, auto t) {
-    using acc_t = decltype(x);
-    const acc_t z = x - t;
-    const acc_t sign = static_cast<acc_t>((acc_t(0) < z) - (z < acc_t(0)));  // 0 at 0
-    return z != z ? z : sign;  // NaN stays NaN, as torch.sign
-  });
+  pair_backward(c, "l1_loss_backward", [](auto x, auto t) { return sign_of(x - t); });
 }
 
 void smooth_l1_loss_backward_kernel(OpCall& c) {
@@ -66,7 +68,8 @@ void smooth_l1_loss_backward_kernel(OpCall& c) {
   pair_backward(c, "smooth_l1_loss_backward", [beta](auto x, auto t) {
     using acc_t = decltype(x);
     const acc_t b = static_cast<acc_t>(beta), z = x - t;
-    // PyTorch's order of tests: with beta 0, z == 0 gives -1.
+    // beta 0 is l1_loss (F.smooth_l1_loss calls it): sign(z), 0 at a tie.
+    if (b == acc_t(0)) return sign_of(z);
     return z <= -b ? acc_t(-1) : z >= b ? acc_t(1) : z / b;
   });
 }
@@ -80,10 +83,11 @@ void huber_loss_backward_kernel(OpCall& c) {
   });
 }
 
-// d/dx of -(t log x + (1 - t) log(1 - x)), the denominator clamped as PyTorch's.
+// d/dx of -(t log x + (1 - t) log(1 - x)), the denominator clamped as
+// PyTorch's: at 1e-12 rounded to float, also in double.
 template <typename Acc>
 inline Acc bce_grad(Acc x, Acc t) {
-  return (x - t) / std::max((Acc(1) - x) * x, Acc(1e-12));
+  return (x - t) / std::max((Acc(1) - x) * x, static_cast<Acc>(1e-12f));
 }
 
 template <typename Acc>
