@@ -7,11 +7,12 @@
 // d loss / d x_j = p_j sum_c w_c q'_c - w_j q'_j. Each times the position's
 // scale: grad_output (reduction none), or grad_output / denominator (mean:
 // the weights of the targets not ignored, or N S for probabilities).
-// The softmax is recomputed from the logits (logsumexp, then one pass that
-// writes the gradient): no log_softmax tensor was saved or is materialized.
+// The softmax is recomputed from the logits (max, then exp(x - max) kept in a
+// buffer while summed, then one pass that writes the gradient): no
+// log_softmax tensor was saved or is materialized.
 #include <cmath>
 
-#include "cpu/logsumexp.h"
+#include "cpu/logsumexp.h"  // exp_acc
 #include "cpu/nn_backward_common.h"
 #include "dispatch/dispatcher.h"
 #include "ember/ops/nn.h"
@@ -104,10 +105,12 @@ struct CrossEntropyArgs {
   Acc w_sum;          // sum of the class weights
 };
 
-// Rows [r0, r1) of C contiguous logits (S == 1).
+// Rows [r0, r1) of C contiguous logits (S == 1). e: a buffer of C values
+// that keeps exp(x - max) between the pass that sums it and the pass that
+// writes the gradient (one exp per logit).
 template <typename T>
 EMBER_CLONES void ce_rows(const T* x, const T* q, T* dx, int64_t r0, int64_t r1, int64_t C,
-                          const CrossEntropyArgs<opmath_t<T>>& a) {
+                          const CrossEntropyArgs<opmath_t<T>>& a, opmath_t<T>* e) {
   using acc_t = opmath_t<T>;
   const acc_t* w = a.w;
   const acc_t eps_c = a.eps_c, keep = a.keep;
@@ -120,42 +123,49 @@ EMBER_CLONES void ce_rows(const T* x, const T* q, T* dx, int64_t r0, int64_t r1,
       continue;
     }
     const acc_t g = static_cast<acc_t>(a.scale->at(r));
-    acc_t m, ls;  // p_j = exp(x_j - m - ls)
-    row_max_logsum(xr, C, m, ls);
+    acc_t m = -std::numeric_limits<acc_t>::infinity(), sum = 0;
+#pragma omp simd reduction(max : m)
+    for (int64_t j = 0; j < C; ++j) m = std::max(m, static_cast<acc_t>(xr[j]));
+#pragma omp simd reduction(+ : sum)
+    for (int64_t j = 0; j < C; ++j) {
+      e[j] = exp_acc(static_cast<acc_t>(xr[j]) - m);
+      sum += e[j];
+    }
+    const acc_t inv = acc_t(1) / sum;  // p_j = e_j / sum
     if (q) {
       const T* qr = q + r * C;
       acc_t wq = 0;  // sum_c w_c q'_c
 #pragma omp simd reduction(+ : wq)
       for (int64_t j = 0; j < C; ++j) wq += w[j] * (static_cast<acc_t>(qr[j]) * keep + eps_c);
+      const acc_t alpha = g * wq * inv;
 #pragma omp simd
       for (int64_t j = 0; j < C; ++j)
-        dr[j] = convert<T>(g * (exp_acc(static_cast<acc_t>(xr[j]) - m - ls) * wq -
-                                w[j] * (static_cast<acc_t>(qr[j]) * keep + eps_c)));
+        dr[j] = convert<T>(alpha * e[j] - g * w[j] * (static_cast<acc_t>(qr[j]) * keep + eps_c));
       continue;
     }
-    const acc_t alpha = g * (keep * w[k] + eps_c * a.w_sum), beta = g * eps_c;
+    const acc_t alpha = g * (keep * w[k] + eps_c * a.w_sum) * inv, beta = g * eps_c;
 #pragma omp simd
-    for (int64_t j = 0; j < C; ++j) dr[j] = convert<T>(alpha * exp_acc(static_cast<acc_t>(xr[j]) - m - ls) - beta * w[j]);
-    dr[k] = convert<T>(static_cast<acc_t>(dr[k]) - g * keep * w[k]);
+    for (int64_t j = 0; j < C; ++j) dr[j] = convert<T>(alpha * e[j] - beta * w[j]);
+    dr[k] = convert<T>(alpha * e[k] - beta * w[k] - g * keep * w[k]);
   }
 }
 
 constexpr int64_t kBlock = 64;  // positions handled together (vectorized across)
 
 // Blocks [b0, b1) of kBlock positions of one sample (S > 1): class planes of S
-// contiguous logits.
+// contiguous logits. e: a buffer of C * kBlock values (exp(x - max), as ce_rows).
 template <typename T>
 EMBER_CLONES void ce_blocks(const T* x, const T* q, T* dx, int64_t b0, int64_t b1, int64_t C, int64_t S,
-                            const CrossEntropyArgs<opmath_t<T>>& a) {
+                            const CrossEntropyArgs<opmath_t<T>>& a, opmath_t<T>* e) {
   using acc_t = opmath_t<T>;
   const int64_t per_sample = (S + kBlock - 1) / kBlock;
-  acc_t m[kBlock], lse[kBlock], gs[kBlock], wq[kBlock], alpha[kBlock], beta[kBlock], fix[kBlock];
+  acc_t m[kBlock], sum[kBlock], gs[kBlock], wq[kBlock], alpha[kBlock], beta[kBlock];
   for (int64_t b = b0; b < b1; ++b) {
     const int64_t n = b / per_sample, s0 = (b % per_sample) * kBlock;
     const int64_t len = std::min(kBlock, S - s0), base = n * C * S + s0, pos = n * S + s0;
     for (int64_t s = 0; s < len; ++s) {
       m[s] = -std::numeric_limits<acc_t>::infinity();
-      lse[s] = 0;
+      sum[s] = 0;
     }
     for (int64_t c = 0; c < C; ++c) {
       const T* xc = x + base + c * S;
@@ -164,21 +174,22 @@ EMBER_CLONES void ce_blocks(const T* x, const T* q, T* dx, int64_t b0, int64_t b
     }
     for (int64_t c = 0; c < C; ++c) {
       const T* xc = x + base + c * S;
+      acc_t* ec = e + c * kBlock;
 #pragma omp simd
-      for (int64_t s = 0; s < len; ++s) lse[s] += exp_acc(static_cast<acc_t>(xc[s]) - m[s]);
+      for (int64_t s = 0; s < len; ++s) {
+        ec[s] = exp_acc(static_cast<acc_t>(xc[s]) - m[s]);
+        sum[s] += ec[s];
+      }
     }
-    // p = exp(x - m - lse) with lse = log(sum(exp(x - m))) (0 for an infinite max)
-    for (int64_t s = 0; s < len; ++s) lse[s] = std::isinf(m[s]) ? acc_t(0) : std::log(lse[s]);
-    // dx[c, s] = alpha[s] p[c, s] - beta[s] w_c (- fix[s] where c is the target).
+    // dx[c, s] = alpha[s] e[c, s] - beta[s] w_c (- g keep w_k where c is the target k).
     for (int64_t s = 0; s < len; ++s) {
       const acc_t g = gs[s] = static_cast<acc_t>(a.scale->at(pos + s));
       const int64_t k = q ? -1 : a.t[pos + s];
       const bool ignored = !q && k == a.ignore_index;
-      alpha[s] = ignored ? acc_t(0) : q ? g : g * (a.keep * a.w[k] + a.eps_c * a.w_sum);
+      alpha[s] = ignored ? acc_t(0) : (q ? g : g * (a.keep * a.w[k] + a.eps_c * a.w_sum)) / sum[s];
       beta[s] = ignored ? acc_t(0) : g * a.eps_c;
-      fix[s] = ignored || q ? acc_t(0) : g * a.keep * a.w[k];
     }
-    if (q) {  // alpha = g sum_c w_c q'_c; the target term -g w_c q'_c is per class
+    if (q) {  // alpha = g sum_c w_c q'_c / sum; the target term -g w_c q'_c is per class
       for (int64_t s = 0; s < len; ++s) wq[s] = 0;
       for (int64_t c = 0; c < C; ++c) {
         const T* qc = q + base + c * S;
@@ -189,28 +200,25 @@ EMBER_CLONES void ce_blocks(const T* x, const T* q, T* dx, int64_t b0, int64_t b
       for (int64_t s = 0; s < len; ++s) alpha[s] *= wq[s];
     }
     for (int64_t c = 0; c < C; ++c) {
-      const T* xc = x + base + c * S;
       T* dc = dx + base + c * S;
+      const acc_t* ec = e + c * kBlock;
       const acc_t wc = a.w[c];
       if (q) {
         const T* qc = q + base + c * S;
         const acc_t keep = a.keep, eps_c = a.eps_c;
 #pragma omp simd
         for (int64_t s = 0; s < len; ++s)
-          dc[s] = convert<T>(alpha[s] * exp_acc(static_cast<acc_t>(xc[s]) - m[s] - lse[s]) -
-                             gs[s] * wc * (static_cast<acc_t>(qc[s]) * keep + eps_c));
+          dc[s] = convert<T>(alpha[s] * ec[s] - gs[s] * wc * (static_cast<acc_t>(qc[s]) * keep + eps_c));
       } else {
 #pragma omp simd
-        for (int64_t s = 0; s < len; ++s)
-          dc[s] = convert<T>(alpha[s] * exp_acc(static_cast<acc_t>(xc[s]) - m[s] - lse[s]) - beta[s] * wc);
+        for (int64_t s = 0; s < len; ++s) dc[s] = convert<T>(alpha[s] * ec[s] - beta[s] * wc);
       }
     }
     if (!q)
       for (int64_t s = 0; s < len; ++s) {
         const int64_t k = a.t[pos + s];
         if (k == a.ignore_index) continue;
-        T& d = dx[base + k * S + s];
-        d = convert<T>(static_cast<acc_t>(d) - fix[s]);
+        dx[base + k * S + s] = convert<T>(alpha[s] * e[k * kBlock + s] - beta[s] * a.w[k] - gs[s] * a.keep * a.w[k]);
       }
   }
 }
@@ -244,12 +252,14 @@ void cross_entropy_backward_kernel(OpCall& c) {
     scalar_t* dp = static_cast<scalar_t*>(dx.data_ptr());
     if (geo.S == 1) {
       parallel_for(0, geo.N, std::max<int64_t>(1, kGrainSize / 4 / geo.C), [&](int64_t r0, int64_t r1) {
-        ce_rows(xp, qp, dp, r0, r1, geo.C, args);
+        std::vector<acc_t> e(static_cast<size_t>(geo.C));
+        ce_rows(xp, qp, dp, r0, r1, geo.C, args, e.data());
       });
     } else {
       const int64_t blocks = geo.N * ((geo.S + kBlock - 1) / kBlock);
       parallel_for(0, blocks, std::max<int64_t>(1, kGrainSize / 4 / (kBlock * geo.C)), [&](int64_t b0, int64_t b1) {
-        ce_blocks(xp, qp, dp, b0, b1, geo.C, geo.S, args);
+        std::vector<acc_t> e(static_cast<size_t>(geo.C * kBlock));
+        ce_blocks(xp, qp, dp, b0, b1, geo.C, geo.S, args, e.data());
       });
     }
   });

@@ -98,68 +98,162 @@ void layer_norm_backward_kernel(OpCall& c) {
 
 // ---- batch_norm --------------------------------------------------------------------
 
-// Per-channel sums of x viewed as [N, C, S]: sum_dy[c] and dot[c] = sum of
-// dy (x - mean[c]). Parts of the N * C rows (S > 1) or of the N rows of C
-// values (S == 1, vectorized across channels) fill their own buffers.
+// Per-channel statistics and the coefficients of dx (see normalized_grad):
+// train: a = w sum(dy) / M, b = w sum(dy (x - mean)) rstd^2 / M; eval: the
+// statistics are constants, dx = dy w rstd (a = b = 0).
+struct BatchNormGrad {
+  bool train;
+  int64_t count;  // M = N * S
+  std::vector<double> mean, rstd, w, s, dot;
+  template <typename Acc>
+  void coefficients(int64_t k, Acc* out) const {  // w, a, b, mean, rstd
+    const double M = static_cast<double>(count);
+    out[0] = static_cast<Acc>(w[k]);
+    out[1] = train ? static_cast<Acc>(w[k] * s[k] / M) : Acc(0);
+    out[2] = train ? static_cast<Acc>(w[k] * dot[k] * rstd[k] * rstd[k] / M) : Acc(0);
+    out[3] = static_cast<Acc>(mean[k]);
+    out[4] = static_cast<Acc>(rstd[k]);
+  }
+};
+
+// S > 1, channels [c0, c1): each channel's sums over its N rows of S values,
+// then (if dx) its dx while those rows are still in cache.
 template <typename T>
-EMBER_CLONES void channel_grad_sums_part(const T* dy, const T* x, int64_t r0, int64_t r1, int64_t C,
-                                         int64_t S, const double* mean, double* s, double* dot) {
-  if (S == 1) {
-    for (int64_t r = r0; r < r1; ++r) {
+EMBER_CLONES void batch_norm_channels(const T* dy, const T* x, T* dx, int64_t c0, int64_t c1, int64_t N,
+                                      int64_t C, int64_t S, bool sums, BatchNormGrad& bn) {
+  using acc_t = opmath_t<T>;
+  for (int64_t k = c0; k < c1; ++k) {
+    if (sums) {
+      double s = 0, dot = 0;
+      for (int64_t n = 0; n < N; ++n) grad_moments(dy + (n * C + k) * S, x + (n * C + k) * S, S, bn.mean[k], s, dot);
+      bn.s[k] = s;
+      bn.dot[k] = dot;
+    }
+    if (!dx) continue;
+    acc_t q[5];
+    bn.coefficients(k, q);
+    for (int64_t n = 0; n < N; ++n) {
+      const int64_t off = (n * C + k) * S;
+      normalized_grad(dy + off, x + off, dx + off, S, q[0], q[1], q[2], q[3], q[4]);
+    }
+  }
+}
+
+// S > 1, rows [r0, r1) of the N * C rows: sums into the part's buffers (for
+// few channels: parallel over rows instead of channels).
+template <typename T>
+EMBER_CLONES void batch_norm_row_sums(const T* dy, const T* x, int64_t r0, int64_t r1, int64_t C, int64_t S,
+                                      const double* mean, double* s, double* dot) {
+  for (int64_t r = r0; r < r1; ++r) grad_moments(dy + r * S, x + r * S, S, mean[r % C], s[r % C], dot[r % C]);
+}
+
+// S == 1, rows [r0, r1) of C values: sums vectorized across channels, in
+// opmath over blocks of 64 rows, blocks added in double. Eval mode's dx
+// (dy * scale, not depending on the sums) is written in the same pass when
+// dx is not null.
+template <typename T>
+EMBER_CLONES void batch_norm_column_sums(const T* dy, const T* x, int64_t r0, int64_t r1, int64_t C,
+                                         const opmath_t<T>* mean, opmath_t<T>* bs, opmath_t<T>* bd, double* s,
+                                         double* dot, T* dx, const opmath_t<T>* scale) {
+  using acc_t = opmath_t<T>;
+  for (int64_t b = r0; b < r1; b += 64) {
+    const int64_t e = std::min(r1, b + 64);
+    for (int64_t k = 0; k < C; ++k) bs[k] = bd[k] = 0;
+    for (int64_t r = b; r < e; ++r) {
       const T* dyr = dy + r * C;
       const T* xr = x + r * C;
 #pragma omp simd
       for (int64_t k = 0; k < C; ++k) {
-        const double g = static_cast<double>(static_cast<opmath_t<T>>(dyr[k]));
-        s[k] += g;
-        dot[k] += g * (static_cast<double>(static_cast<opmath_t<T>>(xr[k])) - mean[k]);
+        const acc_t g = static_cast<acc_t>(dyr[k]);
+        bs[k] += g;
+        bd[k] += g * (static_cast<acc_t>(xr[k]) - mean[k]);
+      }
+      if (dx) {
+        T* dxr = dx + r * C;
+#pragma omp simd
+        for (int64_t k = 0; k < C; ++k) dxr[k] = convert<T>(static_cast<acc_t>(dyr[k]) * scale[k]);
       }
     }
-    return;
-  }
-  for (int64_t r = r0; r < r1; ++r) {
-    const int64_t k = r % C;
-    grad_moments(dy + r * S, x + r * S, S, mean[k], s[k], dot[k]);
+    for (int64_t k = 0; k < C; ++k) {
+      s[k] += bs[k];
+      dot[k] += bd[k];
+    }
   }
 }
 
+// S == 1, dx over rows [r0, r1) of C values; q: the coefficients, 5 arrays of C.
+template <typename T, typename Acc>
+EMBER_CLONES void batch_norm_dx_columns(const T* dy, const T* x, T* dx, int64_t r0, int64_t r1, int64_t C,
+                                        const Acc* q) {
+  const Acc *w = q, *a = q + C, *b = q + 2 * C, *mean = q + 3 * C, *rstd = q + 4 * C;
+  for (int64_t r = r0; r < r1; ++r) {
+    const T* dyr = dy + r * C;
+    const T* xr = x + r * C;
+    T* dxr = dx + r * C;
+#pragma omp simd
+    for (int64_t k = 0; k < C; ++k)
+      dxr[k] = convert<T>((static_cast<Acc>(dyr[k]) * w[k] - a[k] - (static_cast<Acc>(xr[k]) - mean[k]) * b[k]) * rstd[k]);
+  }
+}
+
+// Sums (parts of the rows, each with its own buffers, added in part order);
+// for S == 1 also eval mode's dx when dx is not null.
 template <typename T>
-void channel_grad_sums(const T* dy, const T* x, int64_t N, int64_t C, int64_t S,
-                       const std::vector<double>& mean, std::vector<double>& s, std::vector<double>& dot) {
-  const int64_t rows = S == 1 ? N : N * C, row_len = S == 1 ? C : S;
-  const int64_t parts = num_parts(rows, rows_grain(row_len));
+void batch_norm_sums_by_rows(const T* dy, const T* x, T* dx, int64_t N, int64_t C, int64_t S, BatchNormGrad& bn) {
+  using acc_t = opmath_t<T>;
+  const int64_t rows = S == 1 ? N : N * C;
+  const int64_t parts = num_parts(rows, rows_grain(S == 1 ? C : S));
   std::vector<double> s_parts(parts * C, 0.0), dot_parts(parts * C, 0.0);
+  std::vector<acc_t> mean_acc(bn.mean.begin(), bn.mean.end()), scale(C);
+  for (int64_t k = 0; k < C; ++k) scale[k] = static_cast<acc_t>(bn.w[k] * bn.rstd[k]);
   parallel_parts(rows, parts, [&](int64_t p, int64_t r0, int64_t r1) {
-    channel_grad_sums_part(dy, x, r0, r1, C, S, mean.data(), s_parts.data() + p * C, dot_parts.data() + p * C);
+    if (S > 1) {
+      batch_norm_row_sums(dy, x, r0, r1, C, S, bn.mean.data(), s_parts.data() + p * C, dot_parts.data() + p * C);
+      return;
+    }
+    std::vector<acc_t> bs(C), bd(C);
+    batch_norm_column_sums(dy, x, r0, r1, C, mean_acc.data(), bs.data(), bd.data(), s_parts.data() + p * C,
+                           dot_parts.data() + p * C, dx, scale.data());
   });
   for (int64_t p = 0; p < parts; ++p)
     for (int64_t k = 0; k < C; ++k) {
-      s[k] += s_parts[p * C + k];
-      dot[k] += dot_parts[p * C + k];
+      bn.s[k] += s_parts[p * C + k];
+      bn.dot[k] += dot_parts[p * C + k];
     }
 }
 
-// dx over rows [r0, r1) of x viewed as [N * C, S] (S > 1) or [N, C] (S == 1),
-// with per-channel w, a, b, mean, rstd (see normalized_grad).
-template <typename T, typename Acc>
-EMBER_CLONES void batch_norm_dx_rows(const T* dy, const T* x, T* dx, int64_t r0, int64_t r1, int64_t C,
-                                     int64_t S, const Acc* w, const Acc* a, const Acc* b,
-                                     const Acc* mean, const Acc* rstd) {
-  if (S == 1) {
-    for (int64_t r = r0; r < r1; ++r) {
-      const T* dyr = dy + r * C;
-      const T* xr = x + r * C;
-      T* dxr = dx + r * C;
-#pragma omp simd
-      for (int64_t k = 0; k < C; ++k)
-        dxr[k] = convert<T>((static_cast<Acc>(dyr[k]) * w[k] - a[k] - (static_cast<Acc>(xr[k]) - mean[k]) * b[k]) * rstd[k]);
-    }
+template <typename T>
+void batch_norm_backward_impl(const T* dy, const T* x, T* dx, int64_t N, int64_t C, int64_t S, bool sums,
+                              BatchNormGrad& bn) {
+  using acc_t = opmath_t<T>;
+  // Many channels of S > 1 values: one pass per channel (sums, then dx from cache).
+  if (S > 1 && C >= omp_get_max_threads()) {
+    parallel_for(0, C, rows_grain(N * S), [&](int64_t c0, int64_t c1) {
+      batch_norm_channels(dy, x, dx, c0, c1, N, C, S, sums, bn);
+    });
     return;
   }
-  for (int64_t r = r0; r < r1; ++r) {
-    const int64_t k = r % C;
-    normalized_grad(dy + r * S, x + r * S, dx + r * S, S, w[k], a[k], b[k], mean[k], rstd[k]);
+  const bool fused_dx = S == 1 && !bn.train;  // eval: dx is written with the sums
+  if (sums) batch_norm_sums_by_rows(dy, x, fused_dx ? dx : nullptr, N, C, S, bn);
+  if (!dx || (sums && fused_dx)) return;
+  std::vector<acc_t> q(5 * C);
+  for (int64_t k = 0; k < C; ++k) {
+    acc_t v[5];
+    bn.coefficients(k, v);
+    for (int i = 0; i < 5; ++i) q[i * C + k] = v[i];
   }
+  if (S == 1) {
+    parallel_for(0, N, rows_grain(C), [&](int64_t r0, int64_t r1) {
+      batch_norm_dx_columns(dy, x, dx, r0, r1, C, q.data());
+    });
+    return;
+  }
+  parallel_for(0, N * C, rows_grain(S), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const int64_t k = r % C;
+      normalized_grad(dy + r * S, x + r * S, dx + r * S, S, q[k], q[C + k], q[2 * C + k], q[3 * C + k], q[4 * C + k]);
+    }
+  });
 }
 
 void batch_norm_backward_kernel(OpCall& c) {
@@ -170,50 +264,32 @@ void batch_norm_backward_kernel(OpCall& c) {
   const GradFlags want = grad_flags(c.attr(2));
   const int64_t N = x.size(0), C = x.size(1);
   const int64_t S = N * C == 0 ? 1 : x.numel() / (N * C);
-  const int64_t count = N * S;
-  std::vector<double> mean, rstd;
+  BatchNormGrad bn{train, N * S, {}, {}, param_values<double>(weight, C, 1), std::vector<double>(C, 0.0),
+                   std::vector<double>(C, 0.0)};
   if (train) {
-    mean = param_values<double>(c.in(5), C, 0);
-    rstd = param_values<double>(c.in(6), C, 1);
+    bn.mean = param_values<double>(c.in(5), C, 0);
+    bn.rstd = param_values<double>(c.in(6), C, 1);
   } else {
-    mean = param_values<double>(c.in(3), C, 0);
-    rstd = param_values<double>(c.in(4), C, 1);
-    for (double& v : rstd) v = 1.0 / std::sqrt(v + eps);
+    bn.mean = param_values<double>(c.in(3), C, 0);
+    bn.rstd = param_values<double>(c.in(4), C, 1);
+    for (double& v : bn.rstd) v = 1.0 / std::sqrt(v + eps);
   }
-  const std::vector<double> w = param_values<double>(weight, C, 1);
-  std::vector<double> s(C, 0.0), dot(C, 0.0);
+  const bool sums = bn.count > 0 && (want.weight || want.bias || (want.input && train));
   Tensor dx = want.input ? empty(x.sizes(), TensorOptions(x.dtype())) : Tensor();
-  EMBER_DISPATCH_FLOATING(x.dtype(), "batch_norm_backward", [&] {
-    using acc_t = opmath_t<scalar_t>;
-    const scalar_t* dyp = static_cast<const scalar_t*>(dy.data_ptr());
-    const scalar_t* xp = static_cast<const scalar_t*>(x.data_ptr());
-    if (count > 0 && (want.weight || want.bias || (want.input && train)))
-      channel_grad_sums(dyp, xp, N, C, S, mean, s, dot);
-    if (!want.input || x.numel() == 0) return;
-    // train: a = w sum(dy) / M, b = w sum(dy (x - mean)) rstd^2 / M; eval: the
-    // statistics are constants, dx = dy w rstd.
-    std::vector<acc_t> wa(C), a(C), b(C), m(C), r(C);
-    for (int64_t k = 0; k < C; ++k) {
-      wa[k] = static_cast<acc_t>(w[k]);
-      a[k] = train ? static_cast<acc_t>(w[k] * s[k] / double(count)) : acc_t(0);
-      b[k] = train ? static_cast<acc_t>(w[k] * dot[k] * rstd[k] * rstd[k] / double(count)) : acc_t(0);
-      m[k] = static_cast<acc_t>(mean[k]);
-      r[k] = static_cast<acc_t>(rstd[k]);
-    }
-    scalar_t* dxp = static_cast<scalar_t*>(dx.data_ptr());
-    const int64_t rows = S == 1 ? N : N * C;
-    parallel_for(0, rows, rows_grain(S == 1 ? C : S), [&](int64_t r0, int64_t r1) {
-      batch_norm_dx_rows(dyp, xp, dxp, r0, r1, C, S, wa.data(), a.data(), b.data(), m.data(), r.data());
+  if (x.numel() > 0 && (sums || want.input)) {
+    EMBER_DISPATCH_FLOATING(x.dtype(), "batch_norm_backward", [&] {
+      batch_norm_backward_impl(static_cast<const scalar_t*>(dy.data_ptr()), static_cast<const scalar_t*>(x.data_ptr()),
+                               want.input ? static_cast<scalar_t*>(dx.data_ptr()) : nullptr, N, C, S, sums, bn);
     });
-  });
+  }
   Tensor dw, db;
   const DType pdt = param_grad_dtype(weight, x);
   if (want.weight) {
     std::vector<double> g(C);
-    for (int64_t k = 0; k < C; ++k) g[k] = count > 0 ? dot[k] * rstd[k] : 0.0;  // no NaN stats
+    for (int64_t k = 0; k < C; ++k) g[k] = bn.count > 0 ? bn.dot[k] * bn.rstd[k] : 0.0;  // no NaN stats
     dw = tensor_of(g, {C}, pdt);
   }
-  if (want.bias) db = tensor_of(s, {C}, pdt);
+  if (want.bias) db = tensor_of(bn.s, {C}, pdt);
   c.outputs.push_back(dx);
   c.outputs.push_back(dw);
   c.outputs.push_back(db);

@@ -137,7 +137,7 @@ def run_batch_norm(x, w, b, rm, rv, train, dtype, g, mask=(True, True, True), no
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 # (at least 3 values per channel: with 2, x_hat = +-1 and the gradient is all cancellation)
-@pytest.mark.parametrize("shape", [(8, 4), (3, 4, 5), (2, 4, 3, 3), (3, 4, 1, 1), (64, 3), (1, 3, 40)])
+@pytest.mark.parametrize("shape", [(8, 4), (3, 4, 5), (2, 4, 3, 3), (3, 4, 1, 1), (64, 3), (1, 3, 40), (4, 1, 9)])
 @pytest.mark.parametrize("train", [True, False])
 @pytest.mark.parametrize("affine", [True, False])
 def test_batch_norm_backward(dtype, shape, train, affine):
