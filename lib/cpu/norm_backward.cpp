@@ -40,6 +40,16 @@ EMBER_CLONES void layer_norm_backward_rows(const T* dy, const T* x, const Acc* m
       const Acc a = static_cast<Acc>(s / static_cast<double>(n));
       const Acc b = static_cast<Acc>(dot / static_cast<double>(n)) * rs * rs;
       T* dxr = dx + r * n;
+      if (dw && db) {  // the common case: one pass writes all three
+#pragma omp simd
+        for (int64_t j = 0; j < n; ++j) {
+          const Acc g = static_cast<Acc>(dyr[j]), xc = static_cast<Acc>(xr[j]) - m;
+          dxr[j] = convert<T>((g * w[j] - a - xc * b) * rs);
+          dw[j] += g * xc * rs;
+          db[j] += g;
+        }
+        continue;
+      }
 #pragma omp simd
       for (int64_t j = 0; j < n; ++j)
         dxr[j] = convert<T>((static_cast<Acc>(dyr[j]) * w[j] - a - (static_cast<Acc>(xr[j]) - m) * b) * rs);
@@ -70,7 +80,9 @@ void layer_norm_backward_kernel(OpCall& c) {
     const std::vector<acc_t> w = param_values<acc_t>(weight, n, 1);
     const std::vector<acc_t> mean = param_values<acc_t>(c.in(2), rows, 0);
     const std::vector<acc_t> rstd = param_values<acc_t>(c.in(3), rows, 1);
-    const int64_t parts = (want.weight || want.bias) ? num_parts(rows, rows_grain(n)) : 1;
+    // dw / db: one buffer per part of at most 256 rows (summed in opmath),
+    // parts added in double: float sums stay short for any number of rows.
+    const int64_t parts = (want.weight || want.bias) ? std::max(num_parts(rows, rows_grain(n)), (rows + 255) / 256) : 1;
     std::vector<acc_t> dw_parts(want.weight ? parts * n : 0, 0), db_parts(want.bias ? parts * n : 0, 0);
     const scalar_t* dyp = static_cast<const scalar_t*>(dy.data_ptr());
     const scalar_t* xp = static_cast<const scalar_t*>(x.data_ptr());
