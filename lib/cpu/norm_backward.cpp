@@ -1,10 +1,12 @@
 // Backward of the normalizations (batch_norm, layer_norm, group_norm). Each
-// reads the input and grad_out as contiguous [outer, channels, inner],
-// takes the two sums a normalization's gradient needs (sum of g and of
+// reads the input and grad_out as contiguous [outer, channels, inner], takes
+// the two sums a normalization's gradient needs (sum of g and of
 // g (x - mean), g = dy * weight) in opmath with blocks added in double, then
-// writes dx = (g - a - (x - mean) b) rstd in a second pass (the centred form:
-// no cancellation when the mean is large). Weight and bias gradients are
-// summed per part of the rows into the part's own buffer, parts added in order.
+// writes dx = (g - a - (x - mean) b) rstd (the centred form: no cancellation
+// when the mean is large) while the values summed are still in cache (a row,
+// a group, a channel). Weight and bias gradients are summed per part of the
+// rows into the part's own buffer, parts added in order: no atomics, and the
+// same result on every run.
 #include <cmath>
 
 #include "cpu/nn_backward_common.h"
@@ -309,24 +311,29 @@ void batch_norm_backward_kernel(OpCall& c) {
 
 // ---- group_norm --------------------------------------------------------------------
 
-// Rows [r0, r1) of x viewed as [N * C, S]: s[r] = sum of dy, dot[r] = sum of
-// dy (x - mean of the row's group).
+// Groups [g0, g1) of x viewed as [N * C, S] (group g: rows g D .. g D + D - 1):
+// each row's s = sum of dy and dot = sum of dy (x - mean), then the group's dx
+// while its D * S values are still in cache. Per group, with M = D S:
+// a = sum(dy w) / M, b = sum(dy w (x - mean)) rstd^2 / M (see normalized_grad).
 template <typename T>
-EMBER_CLONES void group_row_sums(const T* dy, const T* x, int64_t r0, int64_t r1, int64_t S, int64_t D,
-                                 const double* mean, double* s, double* dot) {
-  for (int64_t r = r0; r < r1; ++r) {
-    s[r] = dot[r] = 0;
-    grad_moments(dy + r * S, x + r * S, S, mean[r / D], s[r], dot[r]);
-  }
-}
-
-template <typename T, typename Acc>
-EMBER_CLONES void group_dx_rows(const T* dy, const T* x, T* dx, int64_t r0, int64_t r1, int64_t C,
-                                int64_t S, int64_t D, const Acc* w, const Acc* a, const Acc* b,
-                                const Acc* mean, const Acc* rstd) {
-  for (int64_t r = r0; r < r1; ++r) {
-    const int64_t g = r / D;
-    normalized_grad(dy + r * S, x + r * S, dx + r * S, S, w[r % C], a[g], b[g], mean[g], rstd[g]);
+EMBER_CLONES void group_norm_backward_groups(const T* dy, const T* x, T* dx, int64_t g0, int64_t g1, int64_t C,
+                                             int64_t S, int64_t D, const double* mean, const double* rstd,
+                                             const double* w, double* s, double* dot) {
+  using acc_t = opmath_t<T>;
+  const double M = static_cast<double>(D * S);
+  for (int64_t g = g0; g < g1; ++g) {
+    double sg = 0, dg = 0;
+    for (int64_t row = g * D; row < (g + 1) * D; ++row) {
+      s[row] = dot[row] = 0;
+      grad_moments(dy + row * S, x + row * S, S, mean[g], s[row], dot[row]);
+      sg += w[row % C] * s[row];
+      dg += w[row % C] * dot[row];
+    }
+    if (!dx) continue;
+    const acc_t a = static_cast<acc_t>(sg / M), b = static_cast<acc_t>(dg * rstd[g] * rstd[g] / M);
+    const acc_t m = static_cast<acc_t>(mean[g]), r = static_cast<acc_t>(rstd[g]);
+    for (int64_t row = g * D; row < (g + 1) * D; ++row)
+      normalized_grad(dy + row * S, x + row * S, dx + row * S, S, static_cast<acc_t>(w[row % C]), a, b, m, r);
   }
 }
 
@@ -344,32 +351,12 @@ void group_norm_backward_kernel(OpCall& c) {
   std::vector<double> s(rows, 0.0), dot(rows, 0.0);
   Tensor dx = want.input ? empty(x.sizes(), TensorOptions(x.dtype())) : Tensor();
   EMBER_DISPATCH_FLOATING(x.dtype(), "group_norm_backward", [&] {
-    using acc_t = opmath_t<scalar_t>;
     const scalar_t* dyp = static_cast<const scalar_t*>(dy.data_ptr());
     const scalar_t* xp = static_cast<const scalar_t*>(x.data_ptr());
-    parallel_for(0, rows, rows_grain(S), [&](int64_t r0, int64_t r1) {
-      group_row_sums(dyp, xp, r0, r1, S, D, mean.data(), s.data(), dot.data());
-    });
-    if (!want.input || x.numel() == 0) return;
-    // Per group: a = sum(dy w) / M, b = sum(dy w (x - mean)) rstd^2 / M, M = D S.
-    const double M = static_cast<double>(D * S);
-    std::vector<acc_t> a(N * G), b(N * G), m(N * G), r(N * G), wa(C);
-    for (int64_t k = 0; k < C; ++k) wa[k] = static_cast<acc_t>(w[k]);
-    for (int64_t g = 0; g < N * G; ++g) {
-      double sg = 0, dg = 0;
-      for (int64_t d = 0; d < D; ++d) {
-        const int64_t row = g * D + d;
-        sg += w[row % C] * s[row];
-        dg += w[row % C] * dot[row];
-      }
-      a[g] = static_cast<acc_t>(sg / M);
-      b[g] = static_cast<acc_t>(dg * rstd[g] * rstd[g] / M);
-      m[g] = static_cast<acc_t>(mean[g]);
-      r[g] = static_cast<acc_t>(rstd[g]);
-    }
-    scalar_t* dxp = static_cast<scalar_t*>(dx.data_ptr());
-    parallel_for(0, rows, rows_grain(S), [&](int64_t r0, int64_t r1) {
-      group_dx_rows(dyp, xp, dxp, r0, r1, C, S, D, wa.data(), a.data(), b.data(), m.data(), r.data());
+    scalar_t* dxp = want.input && x.numel() > 0 ? static_cast<scalar_t*>(dx.data_ptr()) : nullptr;
+    parallel_for(0, N * G, rows_grain(D * S), [&](int64_t g0, int64_t g1) {
+      group_norm_backward_groups(dyp, xp, dxp, g0, g1, C, S, D, mean.data(), rstd.data(), w.data(), s.data(),
+                                 dot.data());
     });
   });
   // dw[c] = sum over n of dot[n, c] rstd[n, g]; db[c] = sum over n of s[n, c].
