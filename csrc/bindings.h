@@ -37,6 +37,7 @@ void bind_elementwise(py::module_& m, TensorClass& cls);
 void bind_reduce(py::module_& m, TensorClass& cls);
 void bind_linalg(py::module_& m, TensorClass& cls);
 void bind_nn(py::module_& m, TensorClass& cls);
+void bind_nn_backward(py::module_& m);
 void bind_shape_index(py::module_& m, TensorClass& cls);
 void bind_interop(py::module_& m, TensorClass& cls);
 
