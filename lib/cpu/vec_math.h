@@ -96,13 +96,14 @@ inline float log1p(float y) {
 constexpr float kSinCosMaxArg = 256.0f;
 
 namespace detail {
-// Reduces |x| by multiples of pi/4: returns r in [-pi/4, pi/4] and the even octant j.
+// Reduces |x| by multiples of pi/4: returns r in [-pi/4, pi/4] and the even octant j,
+// the even integer nearest |x| 4/pi. Its half is rounded with the magic-number trick,
+// which needs no float -> int conversion, so nan and huge |x| (where callers use std::)
+// stay defined, and no select that could keep the loop from vectorizing.
 inline float reduce_pi4(float ax, int32_t& j) {
-  // Out of range (where callers use std:: instead) or nan: 0, so the conversion is defined.
-  float in_range = ax <= kSinCosMaxArg ? ax : 0.0f;
-  j = static_cast<int32_t>(in_range * 1.27323954473516f);  // 4/pi
-  j = (j + 1) & ~1;
-  float y = static_cast<float>(j);
+  float t = ax * 0.636619772367581343f + kRoundMagic;  // 2/pi
+  j = static_cast<int32_t>((as_bits(t) - as_bits(kRoundMagic)) << 1);
+  float y = (t - kRoundMagic) * 2.0f;
   // pi/4 in three parts so that the products are (nearly) exact.
   return ((ax - y * 0.78515625f) - y * 2.4187564849853515625e-4f) - y * 3.77489497744594108e-8f;
 }

@@ -539,3 +539,29 @@ def test_float32_values_close_to_torch(name):
     # only accurate to about |x| * eps there.
     atol = 1e-6 if name == "gelu" else 2e-7
     np.testing.assert_allclose(got, expected, rtol=4e-6, atol=atol)
+
+
+def test_transcendentals_stay_vectorized():
+    """A guard against GCC silently dropping the vector form of a vec_math function
+    (a select it cannot if-convert makes the loop scalar, 10-30x slower): each op
+    must cost at most ~25 times a plain relu pass. Runs below the parallel grain, so
+    the calling thread's CPU time measures all of it."""
+    import time
+
+    x = ember.arange(30000, dtype=ember.float32) * (1.0 / 3000) - 5.0
+
+    def cost(fn):
+        best = float("inf")
+        for _ in range(5):
+            t0 = time.thread_time_ns()
+            for _ in range(20):
+                fn()
+            best = min(best, time.thread_time_ns() - t0)
+        return best
+
+    base = cost(lambda: ember.relu(x))
+    for name in ["exp", "log1p", "tanh", "sigmoid", "sin", "cos", "erf", "gelu", "silu"]:
+        fn = getattr(ember, name)
+        arg = ember.abs(x) if name == "log1p" else x
+        ratio = cost(lambda: fn(arg)) / base
+        assert ratio < 25, f"{name} costs {ratio:.0f}x relu: its dense loop is no longer vectorized?"
