@@ -77,11 +77,11 @@ def matmul():
         (ea, ta), (eb, tb) = pair(n, n), pair(n, n)
         cases.append(Case("matmul float32", f"{n}x{n} @ {n}x{n}", lambda ea=ea, eb=eb: ea @ eb,
                           lambda ta=ta, tb=tb: ta @ tb, 2.0 * n ** 3, "GFLOP/s"))
-    (ea, ta), (eb, tb) = pair(64, 784), pair(512, 784)
-    cases.append(Case("matmul float32", "linear 64x784 -> 512", lambda: ember.nn.functional.linear(ea, eb),
-                      lambda: torch.nn.functional.linear(ta, tb), 2.0 * 64 * 784 * 512, "GFLOP/s"))
-    (ea, ta), (eb, tb) = pair(32, 128, 64), pair(32, 64, 128)
-    cases.append(Case("matmul float32", "bmm 32x128x64 @ 32x64x128", lambda: ea @ eb, lambda: ta @ tb,
+    (ex, tx), (ew, tw) = pair(64, 784), pair(512, 784)
+    cases.append(Case("matmul float32", "linear 64x784 -> 512", lambda: ember.nn.functional.linear(ex, ew),
+                      lambda: torch.nn.functional.linear(tx, tw), 2.0 * 64 * 784 * 512, "GFLOP/s"))
+    (ep, tp), (eq, tq) = pair(32, 128, 64), pair(32, 64, 128)
+    cases.append(Case("matmul float32", "bmm 32x128x64 @ 32x64x128", lambda: ep @ eq, lambda: tp @ tq,
                       2.0 * 32 * 128 * 64 * 128, "GFLOP/s"))
     return cases
 

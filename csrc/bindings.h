@@ -37,6 +37,7 @@ void bind_elementwise(py::module_& m, TensorClass& cls);
 void bind_reduce(py::module_& m, TensorClass& cls);
 void bind_linalg(py::module_& m, TensorClass& cls);
 void bind_nn(py::module_& m, TensorClass& cls);
+void bind_nn_backward(py::module_& m);
 void bind_shape_index(py::module_& m, TensorClass& cls);
 void bind_interop(py::module_& m, TensorClass& cls);
 void bind_autograd(py::module_& m, TensorClass& cls);
@@ -87,12 +88,18 @@ template <>
 struct type_caster<ember::python::TensorArg> {
   PYBIND11_TYPE_CASTER(ember::python::TensorArg, const_name("Tensor | Number"));
   bool load(handle src, bool convert) {
+    make_caster<ember::Scalar> sc;
+    // A Python number first: cheap to recognize, while a failed Tensor load is not.
+    PyObject* o = src.ptr();
+    if ((PyFloat_Check(o) || PyLong_Check(o)) && sc.load(src, false)) {
+      value.tensor = ember::python::wrap_number(cast_op<ember::Scalar>(sc));
+      return true;
+    }
     make_caster<ember::Tensor> tc;
     if (tc.load(src, false)) {
       value.tensor = cast_op<const ember::Tensor&>(tc);
       return true;
     }
-    make_caster<ember::Scalar> sc;
     if (sc.load(src, convert)) {
       value.tensor = ember::python::wrap_number(cast_op<ember::Scalar>(sc));
       return true;

@@ -13,6 +13,7 @@ PYBIND11_MODULE(_C, m) {
   bind_reduce(m, cls);
   bind_linalg(m, cls);
   bind_nn(m, cls);
+  bind_nn_backward(m);
   bind_shape_index(m, cls);
   bind_interop(m, cls);
   bind_autograd(m, cls);

@@ -15,4 +15,5 @@
 #include "ember/ops/reduce.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/nn.h"
+#include "ember/ops/nn_backward.h"
 #include "ember/ops/shape_index.h"

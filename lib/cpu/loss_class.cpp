@@ -7,19 +7,13 @@
 // Per-position losses are added in double.
 #include <cmath>
 
-#include "cpu/vec_math.h"
+#include "cpu/logsumexp.h"
 #include "cpu/nn_common.h"
 #include "dispatch/dispatcher.h"
 #include "ember/ops/nn.h"
 
 namespace ember::cpu {
 namespace {
-
-template <typename Acc>
-inline Acc exp_acc(Acc v) {
-  if constexpr (std::is_same_v<Acc, float>) return fast_exp(v);
-  else return std::exp(v);
-}
 
 struct ClassLossParams {
   bool log_softmax;  // cross_entropy (logits) or nll_loss (log-probabilities)
@@ -46,20 +40,6 @@ inline double index_loss(double w_k, double logp_k, double smooth_sum, double ep
 }
 
 // ---- S == 1: rows of C contiguous scores --------------------------------------------------
-
-// log(sum(exp(x))) of a row, stable: max first.
-template <typename T>
-inline opmath_t<T> row_logsumexp(const T* x, int64_t n) {
-  using acc_t = opmath_t<T>;
-  acc_t m = -std::numeric_limits<acc_t>::infinity();
-#pragma omp simd reduction(max : m)
-  for (int64_t i = 0; i < n; ++i) m = std::max(m, static_cast<acc_t>(x[i]));
-  if (std::isinf(m)) return m;  // all -inf (or an inf): exp would give NaN
-  acc_t s = 0;
-#pragma omp simd reduction(+ : s)
-  for (int64_t i = 0; i < n; ++i) s += exp_acc(static_cast<acc_t>(x[i]) - m);
-  return m + std::log(s);
-}
 
 // sum_c w[c] (q[c] keep + uniform) (x[c] - lse); q null: sum_c w[c] (x[c] - lse).
 template <typename T>

@@ -6,30 +6,13 @@
 #include <cstring>
 
 #include "cpu/dtype_dispatch.h"
+#include "cpu/pad_index.h"
 #include "cpu/parallel.h"
 #include "dispatch/dispatcher.h"
 #include "ember/ops/factories.h"
 
 namespace ember::cpu {
 namespace {
-
-// Source index of output index o along a dim of `size` padded by (left, right).
-int64_t source_index(int64_t o, int64_t size, int64_t left, int64_t right, const std::string& mode) {
-  if (mode == "circular") {
-    // PyTorch crops (negative pads) first, then wraps around what is left.
-    const int64_t crop_left = std::max<int64_t>(-left, 0);
-    const int64_t kept = size - crop_left - std::max<int64_t>(-right, 0);
-    const int64_t j = o - std::max<int64_t>(left, 0);
-    return ((j % kept) + kept) % kept + crop_left;
-  }
-  int64_t j = o - left;
-  if (j >= 0 && j < size) return j;
-  if (mode == "constant") return -1;
-  if (mode == "replicate") return j < 0 ? 0 : size - 1;
-  // reflect (about the edge elements, which are not repeated); pad < size.
-  if (j < 0) return -j;
-  return 2 * (size - 1) - j;
-}
 
 // The output range [lo, hi) of the last dim that copies the input straight
 // (map[o] == o - left): the row's interior, moved with one memcpy.

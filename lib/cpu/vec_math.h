@@ -1,106 +1,224 @@
-// exp, log and log1p of float that the compiler vectorizes inside loops.
-// glibc's expf/logf have no vector form without -ffast-math, so a softmax
-// row would run one scalar call per element. These are the Cephes
-// algorithms (range reduction + polynomial), accurate to about 2 ulp, written
-// without branches (blends of bit patterns) so that loops using them vectorize.
+// Vectorizable float32 math: exp, log, sin, cos, tanh, sigmoid, erf and the
+// activations built from them.
 //
-// fast_exp: no branches: the input is clamped to [-104, 89], where 2^n built in two
-// halves underflows to 0 (exp(-104) < the smallest denormal) and overflows to
-// +inf exactly where expf does; NaN flows through the arithmetic. The clamp is
-// a bitwise blend, because with a `? :` select GCC propagates the clamped
-// constant into a separate branch (jump threading) and the loop no longer
-// vectorizes; the quiet comparisons (__builtin_isless) cannot trap, so they
-// stay branch-free under the default -ftrapping-math.
+// Why: GCC never vectorizes a loop that calls std::exp, std::tanh, ... so a
+// dense float32 kernel calling them runs one element at a time. These
+// versions are plain branch-free arithmetic (a select instead of a branch,
+// bit casts instead of frexp/ldexp), so a loop calling them vectorizes for
+// whatever ISA the loop is compiled for (see EMBER_TARGET_CLONES).
+//
+// Method: the classic range reduction + polynomial (Cephes-style minimax
+// coefficients; erf's fitted here). Accuracy on float32: within 2-3 ulp of the
+// correctly rounded result (test/python/test_unary.py checks against float64);
+// IEEE special values (nan, +-inf, signed zero) come out as std:: gives them.
 #pragma once
+#include <bit>
 #include <cstdint>
-#include <cstring>
 
-namespace ember::cpu {
+namespace ember::cpu::vec {
 
-// x clamped to [lo, hi]; NaN passes through.
-inline float clamp_bits(float x, float lo, float hi) {
-  uint32_t xb, lb, hb;
-  std::memcpy(&xb, &x, 4);
-  std::memcpy(&lb, &lo, 4);
-  std::memcpy(&hb, &hi, 4);
-  uint32_t below = 0u - static_cast<uint32_t>(__builtin_isless(x, lo));
-  uint32_t above = 0u - static_cast<uint32_t>(__builtin_isgreater(x, hi));
-  xb = (xb & ~(below | above)) | (lb & below) | (hb & above);
-  float r;
-  std::memcpy(&r, &xb, 4);
-  return r;
+inline float as_float(uint32_t i) { return std::bit_cast<float>(i); }
+inline uint32_t as_bits(float f) { return std::bit_cast<uint32_t>(f); }
+inline float abs(float x) { return as_float(as_bits(x) & 0x7fffffffu); }
+// |magnitude| with the sign of sign_of.
+inline float copysign(float magnitude, float sign_of) {
+  return as_float((as_bits(magnitude) & 0x7fffffffu) | (as_bits(sign_of) & 0x80000000u));
 }
+// 2^n for an integer n in [-126, 127].
+inline float pow2i(int32_t n) { return as_float(static_cast<uint32_t>(n + 127) << 23); }
 
-inline float fast_exp(float x) {
-  float xc = clamp_bits(x, -104.0f, 89.0f);
-  // n = round(x / ln 2) (adding and removing 1.5 * 2^23 rounds without a
-  // floor instruction, which SSE2 lacks); r = x - n ln 2 in two exact pieces.
-  constexpr float kRound = 12582912.0f;
-  float n = (xc * 1.44269504088896341f + kRound) - kRound;
-  float r = xc - n * 0.693359375f + n * 2.12194440e-4f;
+// Adding then subtracting 1.5 * 2^23 rounds a float (|x| < 2^22) to the
+// nearest integer; the integer is also in the low bits of the sum.
+constexpr float kRoundMagic = 12582912.0f;
+
+inline float exp(float x) {
+  // exp(x) = 2^n * exp(r), n = round(x / ln2), |r| <= ln2 / 2. The clamp keeps n in a
+  // range where 2^n splits into two normal factors; nan passes through the compares.
+  x = x < -104.0f ? -104.0f : x;
+  x = x > 89.0f ? 89.0f : x;
+  float t = x * 1.44269504088896341f + kRoundMagic;
+  int32_t n = static_cast<int32_t>(as_bits(t) - as_bits(kRoundMagic));
+  float nf = t - kRoundMagic;
+  // ln2 split in two so that nf * hi is exact.
+  float r = x - nf * 0.693359375f;
+  r = r + nf * 2.12194440e-4f;
   float p = 1.9875691500e-4f;
   p = p * r + 1.3981999507e-3f;
   p = p * r + 8.3334519073e-3f;
   p = p * r + 4.1665795894e-2f;
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
-  p = p * r * r + r + 1.0f;
-  int32_t ni = static_cast<int32_t>(n);
-  int32_t h = ni >> 1;
-  int32_t b1 = (h + 127) << 23, b2 = (ni - h + 127) << 23;
-  float s1, s2;
-  std::memcpy(&s1, &b1, sizeof s1);
-  std::memcpy(&s2, &b2, sizeof s2);
-  return p * s1 * s2;
+  p = p * (r * r) + r + 1.0f;
+  int32_t n1 = n >> 1;
+  return p * pow2i(n1) * pow2i(n - n1);
 }
 
-// a where mask is all ones, b where it is zero (mask: 0 or ~0u).
-inline float blend_bits(uint32_t mask, float a, float b) {
-  uint32_t ab, bb;
-  std::memcpy(&ab, &a, 4);
-  std::memcpy(&bb, &b, 4);
-  const uint32_t r = (ab & mask) | (bb & ~mask);
-  float f;
-  std::memcpy(&f, &r, 4);
-  return f;
+inline float log(float x) {
+  // x = m * 2^e with m in [sqrt(1/2), sqrt(2)); log(x) = e ln2 + log(m). The selects
+  // choose between constants only: GCC (with trapping math) does not if-convert a
+  // select of two computed floats, and a branch would stop vectorization.
+  bool tiny = x < 1.17549435e-38f;  // subnormal (or <= 0: fixed up below)
+  float xs = x * (tiny ? 8388608.0f : 1.0f);
+  uint32_t bits = as_bits(xs);
+  float e = static_cast<float>(static_cast<int32_t>((bits >> 23) & 0xffu) - 126) - (tiny ? 23.0f : 0.0f);
+  float m = as_float((bits & 0x007fffffu) | 0x3f000000u);  // in [0.5, 1)
+  bool low = m < 0.707106781186547524f;
+  e = e - (low ? 1.0f : 0.0f);
+  m = m * (low ? 2.0f : 1.0f) - 1.0f;
+  float z = m * m;
+  float p = 7.0376836292e-2f;
+  p = p * m - 1.1514610310e-1f;
+  p = p * m + 1.1676998740e-1f;
+  p = p * m - 1.2420140846e-1f;
+  p = p * m + 1.4249322787e-1f;
+  p = p * m - 1.6668057665e-1f;
+  p = p * m + 2.0000714765e-1f;
+  p = p * m - 2.4999993993e-1f;
+  p = p * m + 3.3333331174e-1f;
+  float y = p * m * z - e * 2.12194440e-4f - 0.5f * z;
+  float r = m + y + e * 0.693359375f;
+  r = x == 0.0f ? -__builtin_inff() : r;
+  r = x == __builtin_inff() ? x : r;
+  return x >= 0.0f ? r : __builtin_nanf("");  // negative or nan
 }
 
-// log(x) for positive normal x (Cephes logf: x = m 2^e with m in
-// [sqrt(1/2), sqrt(2)), then a degree-8 polynomial in m - 1).
-inline float fast_log(float x) {
-  uint32_t b;
-  std::memcpy(&b, &x, 4);
-  int32_t e = static_cast<int32_t>(b >> 23) - 126;  // x = m 2^e, m in [0.5, 1)
-  const uint32_t mb = (b & 0x007fffffu) | 0x3f000000u;
-  float m;
-  std::memcpy(&m, &mb, 4);
-  const uint32_t small = 0u - static_cast<uint32_t>(__builtin_isless(m, 0.707106781186547524f));
-  e -= static_cast<int32_t>(small & 1u);
-  m = m + blend_bits(small, m, 0.0f) - 1.0f;  // 2m - 1 or m - 1
-  const float z = m * m;
-  float y = 7.0376836292e-2f;
-  y = y * m - 1.1514610310e-1f;
-  y = y * m + 1.1676998740e-1f;
-  y = y * m - 1.2420140846e-1f;
-  y = y * m + 1.4249322787e-1f;
-  y = y * m - 1.6668057665e-1f;
-  y = y * m + 2.0000714765e-1f;
-  y = y * m - 2.4999993993e-1f;
-  y = y * m + 3.3333331174e-1f;
-  y = y * m * z;
-  const float fe = static_cast<float>(e);
-  y += -2.12194440e-4f * fe;
-  y += -0.5f * z;
-  return m + y + 0.693359375f * fe;
+// log(1 + y), accurate for tiny y too: log(u) * y / (u - 1) with u = 1 + y rounded,
+// which cancels the rounding of u (Goldberg's trick); y itself where u rounds to 1.
+inline float log1p(float y) {
+  float u = 1.0f + y, d = u - 1.0f;
+  bool exact = d == 0.0f;
+  float r = log(u) * (y / (exact ? 1.0f : d));
+  r = exact ? y : r;
+  return u == __builtin_inff() ? u : r;  // inf / inf would be nan
 }
 
-// log(1 + y) for y >= 0 (finite), accurate also for tiny y: log(u) * y / (u - 1)
-// with u = 1 + y rounded, which cancels the rounding of u (Goldberg's trick).
-inline float fast_log1p(float y) {
-  const float u = 1.0f + y, d = u - 1.0f;
-  const uint32_t exact = 0u - static_cast<uint32_t>(d == 0.0f);
-  const float safe_d = blend_bits(exact, 1.0f, d);
-  return blend_bits(exact, y, fast_log(u) * (y / safe_d));
+// Beyond this |x| the reduction below loses accuracy; kernels call std::sin/cos there.
+constexpr float kSinCosMaxArg = 256.0f;
+
+namespace detail {
+// Reduces |x| by multiples of pi/4: returns r in [-pi/4, pi/4] and the even octant j,
+// the even integer nearest |x| 4/pi. Its half is rounded with the magic-number trick,
+// which needs no float -> int conversion, so nan and huge |x| (where callers use std::)
+// stay defined, and no select that could keep the loop from vectorizing.
+inline float reduce_pi4(float ax, int32_t& j) {
+  float t = ax * 0.636619772367581343f + kRoundMagic;  // 2/pi
+  j = static_cast<int32_t>((as_bits(t) - as_bits(kRoundMagic)) << 1);
+  float y = (t - kRoundMagic) * 2.0f;
+  // pi/4 in three parts so that the products are (nearly) exact.
+  return ((ax - y * 0.78515625f) - y * 2.4187564849853515625e-4f) - y * 3.77489497744594108e-8f;
+}
+inline float sin_poly(float r, float z) {
+  float p = -1.9515295891e-4f;
+  p = p * z + 8.3321608736e-3f;
+  p = p * z - 1.6666654611e-1f;
+  return p * z * r + r;
+}
+inline float cos_poly(float z) {
+  float p = 2.443315711809948e-5f;
+  p = p * z - 1.388731625493765e-3f;
+  p = p * z + 4.166664568298827e-2f;
+  return p * z * z - 0.5f * z + 1.0f;
+}
+}  // namespace detail
+
+// Valid for |x| <= kSinCosMaxArg (and nan).
+inline float sin(float x) {
+  int32_t j;
+  float r = detail::reduce_pi4(abs(x), j);
+  float z = r * r;
+  float v = (j & 2) ? detail::cos_poly(z) : detail::sin_poly(r, z);
+  bool negate = ((j & 4) != 0) != (as_bits(x) >> 31 != 0);
+  return negate ? -v : v;
 }
 
+inline float cos(float x) {
+  int32_t j;
+  float r = detail::reduce_pi4(abs(x), j);
+  float z = r * r;
+  float v = (j & 2) ? detail::sin_poly(r, z) : detail::cos_poly(z);
+  return ((j + 2) & 4) ? -v : v;
+}
+
+inline float tanh(float x) {
+  // Small |x|: odd polynomial; else 1 - 2 / (exp(2|x|) + 1), which is 1 once exp overflows.
+  float ax = abs(x);
+  float z = x * x;
+  float p = -5.70498872745e-3f;
+  p = p * z + 2.06390887954e-2f;
+  p = p * z - 5.37397155531e-2f;
+  p = p * z + 1.33314422036e-1f;
+  p = p * z - 3.33332819422e-1f;
+  float small = p * z * x + x;
+  float large = copysign(1.0f - 2.0f / (exp(ax + ax) + 1.0f), x);
+  return ax < 0.625f ? small : large;
+}
+
+// From e = exp(-|x|), which cannot overflow: 1 / (1 + e) for x >= 0, e / (1 + e) below
+// (so that tiny results keep their precision instead of flushing 1 / inf to 0).
+inline float sigmoid(float x) {
+  float e = exp(-abs(x));
+  return (x >= 0.0f ? 1.0f : e) / (1.0f + e);
+}
+inline float silu(float x) { return x * sigmoid(x); }
+
+namespace detail {
+// erf(x) = x P(x^2) for |x| <= 1 (P fitted to erf(x)/x on [0, 1]).
+inline float erf_small(float x) {
+  float z = x * x;
+  float p = 7.8538576946e-05f;
+  p = p * z - 8.0101925174e-04f;
+  p = p * z + 5.1883275597e-03f;
+  p = p * z - 2.6853811869e-02f;
+  p = p * z + 1.1283585147e-01f;
+  p = p * z - 3.7612625824e-01f;
+  p = p * z + 1.1283791657e+00f;
+  return x * p;
+}
+// erfc(a) for a >= 1 (about 0.95 to 10, and 0 beyond): t exp(-a^2 + S(t)) with
+// t = 1 / (1 + a / 2), S fitted to log(erfc(a) / t) + a^2. No cancellation, so the
+// tiny values that gelu's negative tail needs keep their relative precision.
+inline float erfc_tail(float a) {
+  float t = 1.0f / (1.0f + 0.5f * a);
+  float s = -2.1648484175e-01f;
+  s = s * t + 5.6527272710e-01f;
+  s = s * t - 3.3857100616e-01f;
+  s = s * t - 1.5328582089e-01f;
+  s = s * t - 3.1326184902e-02f;
+  s = s * t + 5.9424180013e-02f;
+  s = s * t + 3.7999797103e-01f;
+  s = s * t + 9.9947100194e-01f;
+  s = s * t - 1.2654894124e+00f;
+  return t * exp(s - a * a);
+}
+}  // namespace detail
+
+inline float erf(float x) {
+  float a = abs(x);
+  float small = detail::erf_small(x);
+  float large = copysign(1.0f - detail::erfc_tail(a), x);
+  return a < 1.0f ? small : large;
+}
+
+inline float erfc(float x) {
+  float a = abs(x);
+  float small = 1.0f - detail::erf_small(x);
+  float tail = detail::erfc_tail(a);
+  return a < 1.0f ? small : x > 0.0f ? tail : 2.0f - tail;
+}
+
+// x Phi(x) = x erfc(-x / sqrt 2) / 2: erfc keeps the negative tail accurate where 1 + erf cancels.
+inline float gelu(float x) { return 0.5f * x * erfc(x * -0.707106781186547524f); }
+// x (1 + tanh(u)) / 2 = x sigmoid(2u): the same function without 1 + tanh cancelling.
+inline float gelu_tanh(float x) {
+  float inner = 0.797884560802865356f * (x + 0.044715f * x * x * x);  // sqrt(2/pi)
+  return x * sigmoid(inner + inner);
+}
+
+}  // namespace ember::cpu::vec
+
+namespace ember::cpu {
+// The names the nn kernels (loss_*.cpp) use.
+inline float fast_exp(float x) { return vec::exp(x); }
+inline float fast_log(float x) { return vec::log(x); }
+inline float fast_log1p(float y) { return vec::log1p(y); }
 }  // namespace ember::cpu

@@ -1,0 +1,126 @@
+// im2col and col2im: the bridge between 2-d convolutions and matrix products.
+//
+// For one image of C channels (contiguous planes H x W) and a convolution
+// geometry, im2col writes the matrix col[C * kh * kw, L] whose column for output
+// position (oh, ow) holds the input values under the kernel there (0 where the
+// kernel hangs over the padding). Then conv2d is weight[C_out, C*kh*kw] @ col.
+// col2im is its adjoint: it adds each col entry back onto the input position it
+// came from; conv_transpose2d (and the input gradient of conv2d) is
+// col = weight^T @ x followed by col2im.
+//
+// Both work on a band of output rows [oh0, oh1) (L = (oh1 - oh0) * OW), so that
+// callers can bound the column buffer for large images, and take the row
+// stride ld >= L of col, so that several images can sit side by side in one
+// column matrix (one wider product for small images).
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "cpu/parallel.h"
+
+namespace ember::cpu {
+
+struct ConvGeometry {
+  int64_t channels, height, width;    // the image side (input of conv2d)
+  int64_t kh, kw, sh, sw, ph, pw, dh, dw;
+  int64_t out_h, out_w;               // the column side (output positions of conv2d)
+
+  int64_t col_rows() const { return channels * kh * kw; }
+  // The ow range [lo, hi) whose input column ow * sw - pw + j * dw lies inside [0, width).
+  void valid_cols(int64_t j, int64_t& lo, int64_t& hi) const {
+    int64_t off = j * dw - pw;  // iw = ow * sw + off
+    lo = off >= 0 ? 0 : (-off + sw - 1) / sw;
+    hi = width - off <= 0 ? 0 : std::min(out_w, (width - off - 1) / sw + 1);
+    lo = std::min(lo, hi);
+  }
+};
+
+// One row of im2col when strides are 1 and the output is as wide as the input
+// (the common "same" convolution): kernel offset (i, j) then shifts the whole
+// plane by a constant, so the row is one contiguous copy plus zeroed borders,
+// instead of one short copy per output row.
+template <typename T>
+void im2col_shifted_row(const T* plane, const ConvGeometry& g, int64_t i, int64_t j,
+                        int64_t oh0, int64_t oh1, int64_t lo, int64_t hi, T* dst) {
+  const int64_t W = g.width;
+  const int64_t row_off = i * g.dh - g.ph;  // ih = oh + row_off
+  const int64_t a = std::clamp(-row_off, oh0, oh1);             // first oh with ih >= 0
+  const int64_t b = std::clamp(g.height - row_off, a, oh1);     // end of oh with ih < H
+  std::fill(dst, dst + (a - oh0) * W, T(0));
+  std::fill(dst + (b - oh0) * W, dst + (oh1 - oh0) * W, T(0));
+  T* d = dst + (a - oh0) * W;
+  if (a >= b || lo >= hi) {
+    std::fill(d, d + (b - a) * W, T(0));
+    return;
+  }
+  // From (a, lo) to (b - 1, hi): input element (a + row_off, lo + off) onwards.
+  const T* src = plane + (a + row_off) * W + lo + (j * g.dw - g.pw);
+  std::memcpy(d + lo, src, ((b - a - 1) * W + hi - lo) * sizeof(T));
+  if (lo == 0 && hi == W) return;
+  for (int64_t oh = a; oh < b; ++oh, d += W) {  // the columns that hang over the padding
+    for (int64_t ow = 0; ow < lo; ++ow) d[ow] = T(0);
+    for (int64_t ow = hi; ow < W; ++ow) d[ow] = T(0);
+  }
+}
+
+// col[r * ld + (oh - oh0) * OW + ow] for r = (c * kh + i) * kw + j.
+template <typename T>
+void im2col(const T* im, const ConvGeometry& g, int64_t oh0, int64_t oh1, T* col, int64_t ld) {
+  const int64_t len = (oh1 - oh0) * g.out_w, plane = g.height * g.width;
+  parallel_for(0, g.col_rows(), std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, len)),
+               [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      int64_t j = r % g.kw, i = (r / g.kw) % g.kh, c = r / (g.kw * g.kh);
+      int64_t lo, hi;
+      g.valid_cols(j, lo, hi);
+      T* dst = col + r * ld;
+      if (g.sh == 1 && g.sw == 1 && g.out_w == g.width) {
+        im2col_shifted_row(im + c * plane, g, i, j, oh0, oh1, lo, hi, dst);
+        continue;
+      }
+      for (int64_t oh = oh0; oh < oh1; ++oh, dst += g.out_w) {
+        int64_t ih = oh * g.sh - g.ph + i * g.dh;
+        if (ih < 0 || ih >= g.height) {
+          std::fill(dst, dst + g.out_w, T(0));
+          continue;
+        }
+        const T* row = im + c * plane + ih * g.width;  // input column iw = ow * sw + off
+        int64_t off = j * g.dw - g.pw;
+        std::fill(dst, dst + lo, T(0));
+        if (g.sw == 1) std::memcpy(dst + lo, row + lo + off, (hi - lo) * sizeof(T));
+        else
+          for (int64_t ow = lo; ow < hi; ++ow) dst[ow] = row[ow * g.sw + off];
+        std::fill(dst + hi, dst + g.out_w, T(0));
+      }
+    }
+  });
+}
+
+// im[c, ih, iw] += col[r * ld + (oh - oh0) * OW + ow] over the band; the inverse
+// walk of im2col. Channels are split across threads (rows of one channel collide).
+template <typename T>
+void col2im(const T* col, const ConvGeometry& g, int64_t oh0, int64_t oh1, T* im, int64_t ld) {
+  const int64_t len = (oh1 - oh0) * g.out_w, plane = g.height * g.width;
+  const int64_t per_channel = g.kh * g.kw;
+  parallel_for(0, g.channels, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, len * per_channel)),
+               [&](int64_t c0, int64_t c1) {
+    for (int64_t c = c0; c < c1; ++c) {
+      for (int64_t r = c * per_channel; r < (c + 1) * per_channel; ++r) {
+        int64_t j = r % g.kw, i = (r / g.kw) % g.kh;
+        int64_t lo, hi;
+        g.valid_cols(j, lo, hi);
+        const T* src = col + r * ld;
+        for (int64_t oh = oh0; oh < oh1; ++oh, src += g.out_w) {
+          int64_t ih = oh * g.sh - g.ph + i * g.dh;
+          if (ih < 0 || ih >= g.height) continue;
+          T* row = im + c * plane + ih * g.width;
+          int64_t off = j * g.dw - g.pw;
+          for (int64_t ow = lo; ow < hi; ++ow) row[ow * g.sw + off] += src[ow];
+        }
+      }
+    }
+  });
+}
+
+}  // namespace ember::cpu

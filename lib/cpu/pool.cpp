@@ -1,0 +1,278 @@
+// CPU kernels of 2-d pooling: max (with and without indices), average and
+// adaptive average. Inputs are [N, C, H, W] (made contiguous); each thread
+// takes whole planes. Windows follow PyTorch's CPU kernels exactly: a max
+// propagates NaN (the last NaN of a window wins), and its index is the flat
+// h * W + w position in the input plane.
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "cpu/dtype_dispatch.h"
+#include "cpu/parallel.h"
+#include "dispatch/dispatcher.h"
+#include "ember/ops/factories.h"
+#include "ops/pool_shape.h"
+
+namespace ember::cpu {
+
+namespace {
+
+struct Window2d {
+  int64_t kh, kw, sh, sw, ph, pw, dh = 1, dw = 1;
+};
+
+Window2d window_from(const OpCall& call, bool with_dilation) {
+  const DimVector &k = call.attr(0).to_ints(), &s = call.attr(1).to_ints(),
+                  &p = call.attr(2).to_ints();
+  Window2d w{k[0], k[1], s[0], s[1], p[0], p[1]};
+  if (with_dilation) {
+    const DimVector& d = call.attr(3).to_ints();
+    w.dh = d[0];
+    w.dw = d[1];
+  }
+  return w;
+}
+
+Tensor new_output(OpCall& call, size_t i, const DimVector& sizes, DType dtype) {
+  if (call.outputs.size() > i) return call.outputs[i];
+  Tensor out = empty(sizes, TensorOptions(dtype));
+  call.outputs.push_back(out);
+  return out;
+}
+
+// Runs plane(p) for each of the planes of [N, C, ...] across threads.
+template <typename F>
+void for_each_plane(int64_t planes, int64_t work_per_plane, const F& plane) {
+  int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, work_per_plane));
+  parallel_for(0, planes, grain, [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) plane(p);
+  });
+}
+
+template <typename T>
+inline bool is_nan_value(opmath_t<T> v) {
+  if constexpr (std::is_floating_point_v<opmath_t<T>>) return std::isnan(v);
+  else return false;
+}
+
+// The sum of the window [h0, h1) x [w0, w1) of a plane with row length W.
+// The simd reduction lets the compiler reorder the additions (vectorize).
+template <typename Acc, typename T>
+inline Acc window_sum(const T* in, int64_t W, int64_t h0, int64_t h1, int64_t w0, int64_t w1) {
+  Acc sum = 0;
+  if (w0 == 0 && w1 == W) {  // whole rows: one contiguous run (global pooling)
+    const T* run = in + h0 * W;
+    const int64_t n = (h1 - h0) * W;
+#pragma omp simd reduction(+ : sum)
+    for (int64_t k = 0; k < n; ++k) sum += static_cast<Acc>(run[k]);
+    return sum;
+  }
+  for (int64_t ih = h0; ih < h1; ++ih) {
+    const T* row = in + ih * W;
+#pragma omp simd reduction(+ : sum)
+    for (int64_t iw = w0; iw < w1; ++iw) sum += static_cast<Acc>(row[iw]);
+  }
+  return sum;
+}
+
+// The range [lo, hi) of outputs o whose input o * stride + off lies in [0, size).
+inline void valid_outputs(int64_t off, int64_t stride, int64_t size, int64_t outs, int64_t& lo,
+                          int64_t& hi) {
+  lo = off >= 0 ? 0 : (-off + stride - 1) / stride;
+  hi = size - off <= 0 ? 0 : std::min(outs, (size - off - 1) / stride + 1);
+  lo = std::min(lo, hi);
+}
+
+// take ? a : b through bit masks: compilers turn a plain ?: back into a branch,
+// which mispredicts half the time on random data.
+template <typename V>
+inline V select_bits(bool take, V a, V b) {
+  using U = std::conditional_t<sizeof(V) == 8, uint64_t,
+                               std::conditional_t<sizeof(V) == 4, uint32_t,
+                                                  std::conditional_t<sizeof(V) == 2, uint16_t, uint8_t>>>;
+  U mask = static_cast<U>(U(0) - static_cast<U>(take));
+  return std::bit_cast<V>(static_cast<U>((std::bit_cast<U>(a) & mask) | (std::bit_cast<U>(b) & ~mask)));
+}
+
+// best[o] = max(best[o], row[o * stride + off]) for o in [lo, hi), NaN winning,
+// with best_i[o] = base + o * stride + off where the row wins. Branch-free (on
+// random data the comparison is a coin toss).
+template <typename T, typename Acc>
+inline void max_into_row(const T* __restrict row, int64_t stride, int64_t off, int64_t base,
+                         int64_t lo, int64_t hi, Acc* __restrict best, int64_t* __restrict best_i) {
+  for (int64_t o = lo; o < hi; ++o) {
+    int64_t iw = o * stride + off;
+    Acc v = static_cast<Acc>(row[iw]);
+    bool take = (v > best[o]) | is_nan_value<T>(v);
+    best[o] = select_bits(take, v, best[o]);
+    best_i[o] = select_bits(take, base + iw, best_i[o]);
+  }
+}
+
+// One output row at a time, kernel offsets outside and output columns inside,
+// so the inner loop is branch-free over a row (it vectorizes for stride 1).
+// Each output sees its window's values in PyTorch's order (row by row), so ties
+// and NaNs resolve the same way.
+template <typename T>
+void max_pool2d_typed(const Tensor& x, const Tensor& out, int64_t* indices, const Window2d& w) {
+  using Acc = opmath_t<T>;
+  const int64_t H = x.size(2), W = x.size(3), OH = out.size(2), OW = out.size(3);
+  const T* xp = static_cast<const T*>(x.data_ptr());
+  T* op = static_cast<T*>(out.data_ptr());
+  const Acc lowest = std::numeric_limits<Acc>::has_infinity ? -std::numeric_limits<Acc>::infinity()
+                                                            : std::numeric_limits<Acc>::lowest();
+  // The first input column inside each output's window (its index if all are -inf).
+  std::vector<int64_t> first_col(OW);
+  for (int64_t ow = 0; ow < OW; ++ow) {
+    int64_t ws = ow * w.sw - w.pw;
+    while (ws < 0) ws += w.dw;
+    first_col[ow] = ws;
+  }
+  int64_t planes = x.size(0) * x.size(1);
+  int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, OH * OW * w.kh * w.kw));
+  parallel_for(0, planes, grain, [&](int64_t p0, int64_t p1) {
+    std::vector<Acc> best(OW);
+    std::vector<int64_t> best_i(OW);
+    for (int64_t p = p0; p < p1; ++p) {
+      const T* in = xp + p * H * W;
+      for (int64_t oh = 0; oh < OH; ++oh) {
+        int64_t hs = oh * w.sh - w.ph, first_row = hs;
+        while (first_row < 0) first_row += w.dh;
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          best[ow] = lowest;
+          best_i[ow] = first_row * W + first_col[ow];
+        }
+        for (int64_t i = 0; i < w.kh; ++i) {
+          int64_t ih = hs + i * w.dh;
+          if (ih < 0 || ih >= H) continue;
+          const T* row = in + ih * W;
+          for (int64_t j = 0; j < w.kw; ++j) {
+            int64_t off = j * w.dw - w.pw, lo, hi;
+            valid_outputs(off, w.sw, W, OW, lo, hi);
+            max_into_row<T>(row, w.sw, off, ih * W, lo, hi, best.data(), best_i.data());
+          }
+        }
+        T* o = op + (p * OH + oh) * OW;
+        for (int64_t ow = 0; ow < OW; ++ow) o[ow] = static_cast<T>(best[ow]);
+        if (indices) std::copy(best_i.begin(), best_i.end(), indices + (p * OH + oh) * OW);
+      }
+    }
+  });
+}
+
+// max_pool2d / max_pool2d_with_indices: attrs kernel, stride, padding, dilation, ceil_mode.
+void max_pool2d_common(OpCall& call, bool with_indices) {
+  Tensor x = call.in(0).contiguous();
+  Window2d w = window_from(call, true);
+  bool ceil = call.attr(4).to_bool();
+  DimVector sizes{x.size(0), x.size(1),
+                  pooling_output_size(x.size(2), w.kh, w.ph, w.sh, w.dh, ceil),
+                  pooling_output_size(x.size(3), w.kw, w.pw, w.sw, w.dw, ceil)};
+  Tensor out = new_output(call, 0, sizes, x.dtype());
+  Tensor idx = with_indices ? new_output(call, 1, sizes, kInt64) : Tensor();
+  // Kernels write contiguous results; a strided preset output gets a copy.
+  Tensor o = out.is_contiguous() ? out : empty(sizes, TensorOptions(x.dtype()));
+  Tensor i = !with_indices || idx.is_contiguous() ? idx : empty(sizes, TensorOptions(kInt64));
+  EMBER_DISPATCH_NUMERIC(x.dtype(), call.name(), [&] {
+    max_pool2d_typed<scalar_t>(x, o, with_indices ? static_cast<int64_t*>(i.data_ptr()) : nullptr, w);
+  });
+  if (!o.is_same(out)) out.copy_(o);
+  if (with_indices && !i.is_same(idx)) idx.copy_(i);
+}
+
+void max_pool2d_kernel(OpCall& call) { max_pool2d_common(call, false); }
+void max_pool2d_with_indices_kernel(OpCall& call) { max_pool2d_common(call, true); }
+
+// Sums in float (double for double), int64 for integers (integer averages truncate, as in PyTorch).
+template <typename T>
+using pool_acc_t = std::conditional_t<std::is_integral_v<T>, int64_t, opmath_t<T>>;
+
+template <typename T>
+void avg_pool2d_typed(const Tensor& x, const Tensor& out, const Window2d& w, bool count_include_pad,
+                      int64_t divisor_override) {
+  using Acc = pool_acc_t<T>;
+  const int64_t H = x.size(2), W = x.size(3), OH = out.size(2), OW = out.size(3);
+  const T* xp = static_cast<const T*>(x.data_ptr());
+  T* op = static_cast<T*>(out.data_ptr());
+  for_each_plane(x.size(0) * x.size(1), OH * OW * w.kh * w.kw, [&](int64_t p) {
+    const T* in = xp + p * H * W;
+    T* o = op + p * OH * OW;
+    for (int64_t oh = 0; oh < OH; ++oh) {
+      int64_t hs = oh * w.sh - w.ph, he = std::min(hs + w.kh, H + w.ph);
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        int64_t ws = ow * w.sw - w.pw, we = std::min(ws + w.kw, W + w.pw);
+        int64_t pool_size = (he - hs) * (we - ws);
+        int64_t h0 = std::max<int64_t>(hs, 0), w0 = std::max<int64_t>(ws, 0);
+        int64_t h1 = std::min(he, H), w1 = std::min(we, W);
+        if (h0 >= h1 || w0 >= w1) {
+          o[oh * OW + ow] = T(0);
+          continue;
+        }
+        Acc sum = window_sum<Acc>(in, W, h0, h1, w0, w1);
+        int64_t divisor = divisor_override ? divisor_override
+                          : count_include_pad ? pool_size : (h1 - h0) * (w1 - w0);
+        o[oh * OW + ow] = static_cast<T>(sum / static_cast<Acc>(divisor));
+      }
+    }
+  });
+}
+
+// avg_pool2d: attrs kernel, stride, padding, ceil_mode, count_include_pad, divisor_override?.
+void avg_pool2d_kernel(OpCall& call) {
+  Tensor x = call.in(0).contiguous();
+  Window2d w = window_from(call, false);
+  bool ceil = call.attr(3).to_bool(), include_pad = call.attr(4).to_bool();
+  int64_t divisor = call.attr(5).is_none() ? 0 : call.attr(5).to_int();
+  DimVector sizes{x.size(0), x.size(1), pooling_output_size(x.size(2), w.kh, w.ph, w.sh, 1, ceil),
+                  pooling_output_size(x.size(3), w.kw, w.pw, w.sw, 1, ceil)};
+  Tensor out = new_output(call, 0, sizes, x.dtype());
+  Tensor o = out.is_contiguous() ? out : empty(sizes, TensorOptions(x.dtype()));
+  EMBER_DISPATCH_NUMERIC(x.dtype(), "avg_pool2d", [&] {
+    avg_pool2d_typed<scalar_t>(x, o, w, include_pad, divisor);
+  });
+  if (!o.is_same(out)) out.copy_(o);
+}
+
+template <typename T>
+void adaptive_avg_pool2d_typed(const Tensor& x, const Tensor& out) {
+  using Acc = opmath_t<T>;
+  const int64_t H = x.size(2), W = x.size(3), OH = out.size(2), OW = out.size(3);
+  const T* xp = static_cast<const T*>(x.data_ptr());
+  T* op = static_cast<T*>(out.data_ptr());
+  int64_t kh = (H + OH - 1) / std::max<int64_t>(OH, 1) + 1, kw = (W + OW - 1) / std::max<int64_t>(OW, 1) + 1;
+  for_each_plane(x.size(0) * x.size(1), OH * OW * kh * kw, [&](int64_t p) {
+    const T* in = xp + p * H * W;
+    T* o = op + p * OH * OW;
+    for (int64_t oh = 0; oh < OH; ++oh) {
+      int64_t h0 = adaptive_start(oh, OH, H), h1 = adaptive_end(oh, OH, H);
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        int64_t w0 = adaptive_start(ow, OW, W), w1 = adaptive_end(ow, OW, W);
+        Acc sum = window_sum<Acc>(in, W, h0, h1, w0, w1);
+        o[oh * OW + ow] = static_cast<T>(sum / static_cast<Acc>((h1 - h0) * (w1 - w0)));
+      }
+    }
+  });
+}
+
+// adaptive_avg_pool2d: attr output_size (pair, resolved).
+void adaptive_avg_pool2d_kernel(OpCall& call) {
+  Tensor x = call.in(0).contiguous();
+  const DimVector& os = call.attr(0).to_ints();
+  DimVector sizes{x.size(0), x.size(1), os[0], os[1]};
+  Tensor out = new_output(call, 0, sizes, x.dtype());
+  Tensor o = out.is_contiguous() ? out : empty(sizes, TensorOptions(x.dtype()));
+  EMBER_DISPATCH_FLOATING(x.dtype(), "adaptive_avg_pool2d", [&] {
+    adaptive_avg_pool2d_typed<scalar_t>(x, o);
+  });
+  if (!o.is_same(out)) out.copy_(o);
+}
+
+}  // namespace
+
+EMBER_REGISTER_KERNEL(max_pool2d, CPU, max_pool2d_kernel);
+EMBER_REGISTER_KERNEL(max_pool2d_with_indices, CPU, max_pool2d_with_indices_kernel);
+EMBER_REGISTER_KERNEL(avg_pool2d, CPU, avg_pool2d_kernel);
+EMBER_REGISTER_KERNEL(adaptive_avg_pool2d, CPU, adaptive_avg_pool2d_kernel);
+
+}  // namespace ember::cpu

@@ -1,0 +1,60 @@
+// Three-input kernels: where(condition, self, other) and lerp(self, end, weight).
+#include <cmath>
+
+#include "cpu/elementwise.h"
+#include "ember/ops/views.h"
+
+namespace ember::cpu {
+namespace {
+
+DimVector broadcast3(const Tensor& a, const Tensor& b, const Tensor& c, const char* op) {
+  return broadcast_shapes(broadcast_shapes(a.sizes(), b.sizes(), op), c.sizes(), op);
+}
+
+void where_kernel(OpCall& c) {
+  const Tensor& cond = c.in(0);
+  DType dt = result_type(c.in(1), c.in(2));
+  ElementwiseOutput o = prepare_output(c, broadcast3(cond, c.in(1), c.in(2), "where"), dt);
+  Tensor m = prepare_operand(cond, kBool, o.out);
+  Tensor x = prepare_operand(c.in(1), dt, o.out), y = prepare_operand(c.in(2), dt, o.out);
+  EMBER_DISPATCH_ALL(dt, "where", [&] {
+    using T = scalar_t;
+    cpu_kernel(o.out, {&m, &x, &y}, [](bool k, T a, T b) -> T { return k ? a : b; });
+  });
+  o.finish();
+}
+
+// PyTorch's formula: from whichever end is nearer, for accuracy at both ends.
+template <typename O>
+O lerp_value(O start, O end, O w) {
+  O diff = end - start;
+  return std::abs(w) < O(0.5) ? start + w * diff : end - diff * (O(1) - w);
+}
+
+void lerp_kernel(OpCall& c) {
+  const Tensor& weight = c.in(2);
+  DType dt = c.in(0).dtype();
+  ElementwiseOutput o = prepare_output(c, broadcast3(c.in(0), c.in(1), weight, "lerp"), dt);
+  EMBER_DISPATCH_FLOATING(dt, "lerp", [&] {
+    using T = scalar_t;
+    using O = opmath_t<T>;
+    if (is_scalar_operand(weight)) {
+      O w = scalar_value<O>(weight);
+      BinaryOperands ops = prepare_binary(c.in(0), c.in(1), dt, o.out);
+      binary_op<T, T>(o.out, ops, [w](O s, O e) { return lerp_value(s, e, w); });
+    } else {
+      Tensor s = prepare_operand(c.in(0), dt, o.out), e = prepare_operand(c.in(1), dt, o.out);
+      Tensor w = prepare_operand(weight, dt, o.out);
+      cpu_kernel(o.out, {&s, &e, &w}, [](T a, T b, T x) -> T {
+        return convert<T>(lerp_value(O(a), O(b), O(x)));
+      });
+    }
+  });
+  o.finish();
+}
+
+EMBER_REGISTER_KERNEL(where, CPU, where_kernel);
+EMBER_REGISTER_KERNEL(lerp, CPU, lerp_kernel);
+
+}  // namespace
+}  // namespace ember::cpu

@@ -1,0 +1,46 @@
+// Shared argument checks of the elementwise op functions.
+#include "ops/elementwise_common.h"
+
+#include <string>
+
+namespace ember::elementwise_detail {
+
+const char* type_name(DType t) {
+  static const char* const names[kNumDTypes] = {"Bool", "Byte",  "Char",     "Short", "Int",
+                                                "Long", "Half", "BFloat16", "Float", "Double"};
+  return names[static_cast<int>(t)];
+}
+
+void not_implemented(const char* op, DType t) {
+  throw NotImplementedError(detail::str(op, ": not implemented for '", type_name(t), "'"));
+}
+
+void check_inplace(const char* op, const Tensor& self, DType result, const DimVector& shape) {
+  EMBER_CHECK(can_cast(result, self.dtype()), op, ": result type ", type_name(result),
+              " can't be cast to the desired output type ", type_name(self.dtype()));
+  EMBER_CHECK(shape == self.sizes(), op, ": output with shape ", shape_str(self.sizes()),
+              " doesn't match the broadcast shape ", shape_str(shape));
+  for (int64_t d = 0; d < self.dim(); ++d)
+    EMBER_CHECK(self.strides()[d] != 0 || self.sizes()[d] <= 1, op,
+                ": unsupported operation: more than one element of the written-to tensor refers "
+                "to a single memory location. Please clone() the tensor before performing the "
+                "operation.");
+}
+
+Tensor& run_inplace(OpCall& call, Tensor& self, DType result, const DimVector& shape) {
+  check_defined(call.name(), self);
+  if (__builtin_expect(result != self.dtype() || shape != self.sizes(), 0) || !self.is_contiguous())
+    check_inplace((std::string(call.name()) + "_").c_str(), self, result, shape);
+  call.outputs.push_back(self);
+  dispatch(call);
+  return self;
+}
+
+DimVector inplace_shape(const Tensor& self, const Tensor& other, const char* op) {
+  check_defined(op, self);
+  check_defined(op, other);
+  if (self.sizes() == other.sizes()) return self.sizes();
+  return broadcast_shapes(self.sizes(), other.sizes(), op);
+}
+
+}  // namespace ember::elementwise_detail

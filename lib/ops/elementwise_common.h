@@ -1,0 +1,40 @@
+// Shared argument checks and call helpers of the elementwise op functions
+// (lib/ops/elementwise_*.cpp). Kernels are in lib/cpu; this is the part that
+// validates what the user passed and builds the OpCall.
+#pragma once
+#include "dispatch/dispatcher.h"
+#include "ember/ops/elementwise.h"
+#include "ember/ops/factories.h"
+#include "ember/ops/views.h"
+
+namespace ember::elementwise_detail {
+
+// PyTorch's name of a dtype in messages: "Float", "Long", "Bool", ...
+const char* type_name(DType t);
+
+// NotImplementedError "op: not implemented for 'Bool'", as PyTorch words a dtype
+// that an op has no kernel for.
+[[noreturn]] void not_implemented(const char* op, DType t);
+
+inline void check_defined(const char* op, const Tensor& t) {
+  EMBER_CHECK(t.defined(), op, ": expected a defined tensor, got an undefined one");
+}
+
+// Checks that the result of an in-place op (dtype result, broadcast shape shape)
+// can be written into self: the dtype casts, the shapes agree, and no two
+// elements of self share memory. op is the in-place name ("add_").
+void check_inplace(const char* op, const Tensor& self, DType result, const DimVector& shape);
+
+// Runs call out of place and returns its output.
+inline Tensor run(OpCall& call) { return dispatch_one(call); }
+
+// Runs call writing into self (after check_inplace) and returns self.
+Tensor& run_inplace(OpCall& call, Tensor& self, DType result, const DimVector& shape);
+
+// The broadcast shape of an in-place op's operands, which must be self's shape.
+DimVector inplace_shape(const Tensor& self, const Tensor& other, const char* op);
+
+// The dtype of a float-only op on t: t's, or the default float dtype for integers and bool.
+inline DType float_result(DType t) { return is_floating(t) ? t : default_dtype(); }
+
+}  // namespace ember::elementwise_detail

@@ -1,0 +1,244 @@
+// Unary elementwise op functions: math, rounding, activations, clamp,
+// nan_to_num and the predicates. Each checks its argument and dispatches its
+// row (lib/dispatch/ops/elementwise.def); kernels are in lib/cpu.
+#include "ops/elementwise_common.h"
+
+namespace ember {
+
+using namespace elementwise_detail;
+
+namespace {
+
+// How an op's result dtype follows from its input's.
+enum class Result { kSame, kFloat, kBool };
+
+DType result_dtype(Result r, DType in) {
+  return r == Result::kSame ? in : r == Result::kFloat ? float_result(in) : kBool;
+}
+
+Tensor unary(OpId op, const Tensor& self, SmallVector<Attr, 4> attrs = {}) {
+  check_defined(op_name(op), self);
+  OpCall call(op, SmallVector<Tensor, 4>{self}, std::move(attrs));
+  return run(call);
+}
+
+Tensor& unary_(OpId op, Tensor& self, Result r, SmallVector<Attr, 4> attrs = {}) {
+  check_defined(op_name(op), self);
+  OpCall call(op, SmallVector<Tensor, 4>{self}, std::move(attrs));
+  return run_inplace(call, self, result_dtype(r, self.dtype()), self.sizes());
+}
+
+void check_not_bool(const char* op, const Tensor& self) {
+  if (self.defined() && self.dtype() == kBool) not_implemented(op, kBool);
+}
+
+void check_floating(const char* op, const Tensor& self) {
+  if (self.defined() && !self.is_floating_point()) not_implemented(op, self.dtype());
+}
+
+}  // namespace
+
+// ---- math ------------------------------------------------------------------------------
+
+static void check_neg(const char* op, const Tensor& self) {
+  EMBER_CHECK_AS(NotImplementedError, !self.defined() || self.dtype() != kBool, op,
+                 ": negation, the `-` operator, on a bool tensor is not supported. If you are "
+                 "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+}
+Tensor neg(const Tensor& self) {
+  check_neg("neg", self);
+  return unary(OpId::neg, self);
+}
+Tensor& neg_(Tensor& self) {
+  check_neg("neg_", self);
+  return unary_(OpId::neg, self, Result::kSame);
+}
+
+#define EMBER_UNARY(name, result)                                                    \
+  Tensor name(const Tensor& self) { return unary(OpId::name, self); }                \
+  Tensor& name##_(Tensor& self) { return unary_(OpId::name, self, Result::result); }
+
+EMBER_UNARY(sign, kSame)
+EMBER_UNARY(exp, kFloat)
+EMBER_UNARY(expm1, kFloat)
+EMBER_UNARY(log, kFloat)
+EMBER_UNARY(log1p, kFloat)
+EMBER_UNARY(log2, kFloat)
+EMBER_UNARY(sqrt, kFloat)
+EMBER_UNARY(rsqrt, kFloat)
+EMBER_UNARY(reciprocal, kFloat)
+EMBER_UNARY(sin, kFloat)
+EMBER_UNARY(cos, kFloat)
+EMBER_UNARY(tan, kFloat)
+EMBER_UNARY(tanh, kFloat)
+EMBER_UNARY(sigmoid, kFloat)
+EMBER_UNARY(erf, kFloat)
+#undef EMBER_UNARY
+
+// Ops with no bool kernel (as in PyTorch).
+#define EMBER_UNARY_NO_BOOL(name)                                                   \
+  Tensor name(const Tensor& self) {                                                 \
+    check_not_bool(#name, self);                                                    \
+    return unary(OpId::name, self);                                                 \
+  }                                                                                 \
+  Tensor& name##_(Tensor& self) {                                                   \
+    check_not_bool(#name "_", self);                                                \
+    return unary_(OpId::name, self, Result::kSame);                                 \
+  }
+
+EMBER_UNARY_NO_BOOL(abs)
+EMBER_UNARY_NO_BOOL(floor)
+EMBER_UNARY_NO_BOOL(ceil)
+EMBER_UNARY_NO_BOOL(trunc)
+#undef EMBER_UNARY_NO_BOOL
+
+Tensor fix(const Tensor& self) { return trunc(self); }
+
+Tensor square(const Tensor& self) { return pow(self, 2); }
+Tensor& square_(Tensor& self) { return pow_(self, 2); }
+
+static void check_round(const char* op, const Tensor& self, int64_t decimals) {
+  check_not_bool(op, self);
+  if (decimals != 0) check_floating(op, self);
+}
+Tensor round(const Tensor& self, int64_t decimals) {
+  check_round("round", self, decimals);
+  return unary(OpId::round, self, {Attr(decimals)});
+}
+Tensor& round_(Tensor& self, int64_t decimals) {
+  check_round("round_", self, decimals);
+  return unary_(OpId::round, self, Result::kSame, {Attr(decimals)});
+}
+
+// ---- activations -------------------------------------------------------------------------
+
+static void check_relu(const char* op, const Tensor& self) {
+  EMBER_CHECK_AS(NotImplementedError, !self.defined() || self.dtype() != kBool, op,
+                 ": Boolean inputs not supported for relu");
+}
+Tensor relu(const Tensor& self) {
+  check_relu("relu", self);
+  return unary(OpId::relu, self);
+}
+Tensor& relu_(Tensor& self) {
+  check_relu("relu_", self);
+  return unary_(OpId::relu, self, Result::kSame);
+}
+
+static std::string checked_approximate(const std::string& approximate) {
+  EMBER_CHECK(approximate == "none" || approximate == "tanh",
+              "gelu: approximate argument must be either none or tanh, got '", approximate, "'");
+  return approximate;
+}
+Tensor gelu(const Tensor& self, const std::string& approximate) {
+  check_floating("gelu", self);
+  return unary(OpId::gelu, self, {Attr(checked_approximate(approximate))});
+}
+Tensor& gelu_(Tensor& self, const std::string& approximate) {
+  check_floating("gelu_", self);
+  return unary_(OpId::gelu, self, Result::kSame, {Attr(checked_approximate(approximate))});
+}
+
+Tensor silu(const Tensor& self) {
+  check_floating("silu", self);
+  return unary(OpId::silu, self);
+}
+Tensor& silu_(Tensor& self) {
+  check_floating("silu_", self);
+  return unary_(OpId::silu, self, Result::kSame);
+}
+
+Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
+  check_floating("softplus", self);
+  return unary(OpId::softplus, self, {Attr(beta), Attr(threshold)});
+}
+
+Tensor leaky_relu(const Tensor& self, const Scalar& negative_slope) {
+  check_floating("leaky_relu", self);
+  return unary(OpId::leaky_relu, self, {Attr(negative_slope)});
+}
+Tensor& leaky_relu_(Tensor& self, const Scalar& negative_slope) {
+  check_floating("leaky_relu_", self);
+  return unary_(OpId::leaky_relu, self, Result::kSame, {Attr(negative_slope)});
+}
+
+// ---- clamp -------------------------------------------------------------------------------
+
+namespace {
+
+// The dtype and shape of clamp's result, after checking its arguments.
+DType clamp_result(const char* op, const Tensor& self, const Tensor& min, const Tensor& max,
+                   DimVector* shape) {
+  check_defined(op, self);
+  EMBER_CHECK(min.defined() || max.defined(), op,
+              ": at least one of 'min' or 'max' must not be None");
+  DType dt = result_type({&self, &min, &max});
+  if (dt == kBool) not_implemented(op, kBool);
+  *shape = self.sizes();
+  if (min.defined()) *shape = broadcast_shapes(*shape, min.sizes(), op);
+  if (max.defined()) *shape = broadcast_shapes(*shape, max.sizes(), op);
+  return dt;
+}
+
+Tensor bound(const std::optional<Scalar>& v) { return v ? wrapped_scalar(*v) : Tensor(); }
+
+}  // namespace
+
+Tensor clamp(const Tensor& self, const Tensor& min, const Tensor& max) {
+  DimVector shape;
+  clamp_result("clamp", self, min, max, &shape);
+  OpCall call(OpId::clamp, {self, min, max});
+  return run(call);
+}
+Tensor& clamp_(Tensor& self, const Tensor& min, const Tensor& max) {
+  DimVector shape;
+  DType dt = clamp_result("clamp_", self, min, max, &shape);
+  OpCall call(OpId::clamp, {self, min, max});
+  return run_inplace(call, self, dt, shape);
+}
+Tensor clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  return clamp(self, bound(min), bound(max));
+}
+Tensor& clamp_(Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  return clamp_(self, bound(min), bound(max));
+}
+Tensor clamp_min(const Tensor& self, const Scalar& min) { return clamp(self, min, std::nullopt); }
+Tensor clamp_min(const Tensor& self, const Tensor& min) { return clamp(self, min, Tensor()); }
+Tensor& clamp_min_(Tensor& self, const Scalar& min) { return clamp_(self, min, std::nullopt); }
+Tensor clamp_max(const Tensor& self, const Scalar& max) { return clamp(self, std::nullopt, max); }
+Tensor clamp_max(const Tensor& self, const Tensor& max) { return clamp(self, Tensor(), max); }
+Tensor& clamp_max_(Tensor& self, const Scalar& max) { return clamp_(self, std::nullopt, max); }
+Tensor clip(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  return clamp(self, min, max);
+}
+
+// ---- cleaning and predicates ------------------------------------------------------------------
+
+static Attr optional_attr(std::optional<double> v) { return v ? Attr(*v) : Attr(); }
+
+Tensor nan_to_num(const Tensor& self, std::optional<double> nan, std::optional<double> posinf,
+                  std::optional<double> neginf) {
+  return unary(OpId::nan_to_num, self, {optional_attr(nan), optional_attr(posinf), optional_attr(neginf)});
+}
+Tensor& nan_to_num_(Tensor& self, std::optional<double> nan, std::optional<double> posinf,
+                    std::optional<double> neginf) {
+  return unary_(OpId::nan_to_num, self, Result::kSame, {optional_attr(nan), optional_attr(posinf), optional_attr(neginf)});
+}
+
+Tensor isnan(const Tensor& self) { return unary(OpId::isnan, self); }
+Tensor isinf(const Tensor& self) { return unary(OpId::isinf, self); }
+Tensor isfinite(const Tensor& self) { return unary(OpId::isfinite, self); }
+Tensor logical_not(const Tensor& self) { return unary(OpId::logical_not, self); }
+// In place, the 0/1 result is written in self's dtype.
+Tensor& logical_not_(Tensor& self) { return unary_(OpId::logical_not, self, Result::kBool); }
+
+Tensor bitwise_not(const Tensor& self) {
+  if (self.defined() && self.is_floating_point()) not_implemented("bitwise_not", self.dtype());
+  return unary(OpId::bitwise_not, self);
+}
+Tensor& bitwise_not_(Tensor& self) {
+  if (self.defined() && self.is_floating_point()) not_implemented("bitwise_not_", self.dtype());
+  return unary_(OpId::bitwise_not, self, Result::kSame);
+}
+
+}  // namespace ember

@@ -1,0 +1,130 @@
+// Pooling: the op functions of max_pool2d (with and without indices),
+// avg_pool2d and adaptive_avg_pool2d: PyTorch's argument rules and checks,
+// unbatched [C, H, W] inputs, then dispatch.
+#include "dispatch/dispatcher.h"
+#include "ember/ops/linalg.h"
+#include "ember/ops/views.h"
+#include "ops/pool_shape.h"
+
+namespace ember {
+
+namespace {
+
+// A pooling size argument as (h, w); an empty list takes `fallback`.
+DimVector pool_pair(const char* op, const char* name, const IntList& v, const DimVector& fallback) {
+  if (v.empty() && !fallback.empty()) return fallback;
+  EMBER_CHECK(v.size() == 1 || v.size() == 2, op, ": ", name,
+              " must either be a single int, or a tuple of two ints");
+  return v.size() == 1 ? DimVector{v[0], v[0]} : DimVector{v[0], v[1]};
+}
+
+void check_pool_input(const char* op, const Tensor& input) {
+  bool ok = input.dim() == 3 || input.dim() == 4;
+  for (int64_t d = input.dim() - 3; ok && d < input.dim(); ++d) ok = input.size(d) > 0;  // C, H, W
+  EMBER_CHECK(ok, op, ": Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got: ",
+              shape_str(input.sizes()));
+  EMBER_CHECK_AS(NotImplementedError, input.dtype() != kBool, op, ": not implemented for dtype bool");
+}
+
+struct PoolArgs {
+  DimVector kernel, stride, padding, dilation;
+  Tensor input;  // batched [N, C, H, W]
+  bool batched;
+};
+
+PoolArgs pool_args(const char* op, const Tensor& input, const IntList& kernel_size,
+                   const IntList& stride, const IntList& padding, const IntList& dilation,
+                   bool ceil_mode) {
+  check_pool_input(op, input);
+  PoolArgs a;
+  a.kernel = pool_pair(op, "kernel_size", kernel_size, {});
+  a.stride = pool_pair(op, "stride", stride, a.kernel);
+  a.padding = pool_pair(op, "padding", padding, {});
+  a.dilation = pool_pair(op, "dilation", dilation, {});
+  EMBER_CHECK(a.kernel[0] > 0 && a.kernel[1] > 0, op,
+              ": kernel size should be greater than zero, but got kH: ", a.kernel[0], " kW: ", a.kernel[1]);
+  EMBER_CHECK(a.stride[0] > 0 && a.stride[1] > 0, op,
+              ": stride should be greater than zero, but got dH: ", a.stride[0], " dW: ", a.stride[1]);
+  EMBER_CHECK(a.dilation[0] > 0 && a.dilation[1] > 0, op,
+              ": dilation should be greater than zero, but got dilationH: ", a.dilation[0],
+              " dilationW: ", a.dilation[1]);
+  EMBER_CHECK(a.padding[0] >= 0 && a.padding[1] >= 0, op, ": padding must be non-negative, but got ",
+              shape_str(a.padding));
+  for (int d = 0; d < 2; ++d)
+    EMBER_CHECK(a.padding[d] <= ((a.kernel[d] - 1) * a.dilation[d] + 1) / 2, op,
+                ": pad should be at most half of effective kernel size, but got pad=", a.padding[d],
+                ", kernel_size=", a.kernel[d], " and dilation=", a.dilation[d]);
+  a.batched = input.dim() == 4;
+  a.input = a.batched ? input : input.unsqueeze(0);
+  int64_t h = a.input.size(2), w = a.input.size(3), c = a.input.size(1);
+  int64_t oh = pooling_output_size(h, a.kernel[0], a.padding[0], a.stride[0], a.dilation[0], ceil_mode);
+  int64_t ow = pooling_output_size(w, a.kernel[1], a.padding[1], a.stride[1], a.dilation[1], ceil_mode);
+  EMBER_CHECK(oh >= 1 && ow >= 1, op, ": Given input size: (", c, "x", h, "x", w,
+              "). Calculated output size: (", c, "x", oh, "x", ow, "). Output size is too small");
+  return a;
+}
+
+Tensor unbatch(const Tensor& t, bool batched) { return batched ? t : t.squeeze(0); }
+
+}  // namespace
+
+Tensor max_pool2d(const Tensor& input, const IntList& kernel_size, const IntList& stride,
+                  const IntList& padding, const IntList& dilation, bool ceil_mode) {
+  PoolArgs a = pool_args("max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode);
+  OpCall call(OpId::max_pool2d, {a.input},
+              {Attr(a.kernel), Attr(a.stride), Attr(a.padding), Attr(a.dilation), Attr(ceil_mode)});
+  return unbatch(dispatch_one(call), a.batched);
+}
+
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, const IntList& kernel_size,
+                                                   const IntList& stride, const IntList& padding,
+                                                   const IntList& dilation, bool ceil_mode) {
+  PoolArgs a = pool_args("max_pool2d_with_indices", input, kernel_size, stride, padding, dilation,
+                         ceil_mode);
+  OpCall call(OpId::max_pool2d_with_indices, {a.input},
+              {Attr(a.kernel), Attr(a.stride), Attr(a.padding), Attr(a.dilation), Attr(ceil_mode)});
+  dispatch(call);
+  return {unbatch(call.outputs[0], a.batched), unbatch(call.outputs[1], a.batched)};
+}
+
+Tensor avg_pool2d(const Tensor& input, const IntList& kernel_size, const IntList& stride,
+                  const IntList& padding, bool ceil_mode, bool count_include_pad,
+                  std::optional<int64_t> divisor_override) {
+  PoolArgs a = pool_args("avg_pool2d", input, kernel_size, stride, padding, {1}, ceil_mode);
+  EMBER_CHECK(!divisor_override || *divisor_override != 0, "avg_pool2d: divisor must be not zero");
+  OpCall call(OpId::avg_pool2d, {a.input},
+              {Attr(a.kernel), Attr(a.stride), Attr(a.padding), Attr(ceil_mode),
+               Attr(count_include_pad), Attr(divisor_override)});
+  return unbatch(dispatch_one(call), a.batched);
+}
+
+Tensor adaptive_avg_pool2d(const Tensor& input,
+                           const std::vector<std::optional<int64_t>>& output_size) {
+  const char* op = "adaptive_avg_pool2d";
+  EMBER_CHECK(output_size.size() == 1 || output_size.size() == 2, op, ": output_size must be 2");
+  EMBER_CHECK(input.dim() == 3 || input.dim() == 4, op, ": Expected 3D or 4D tensor, but got ",
+              shape_str(input.sizes()));
+  for (int64_t d = input.dim() - 3; d < input.dim(); ++d)  // C, H, W
+    EMBER_CHECK(input.size(d) > 0, op,
+                ": Expected input to have non-zero size for non-batch dimensions, but input has sizes ",
+                shape_str(input.sizes()), " with dimension ", d, " being empty");
+  EMBER_CHECK_AS(NotImplementedError, is_floating(input.dtype()), op, ": not implemented for dtype ",
+                 dtype_name(input.dtype()));
+  bool batched = input.dim() == 4;
+  Tensor x = batched ? input : input.unsqueeze(0);
+  DimVector size(2);
+  for (int d = 0; d < 2; ++d) {
+    const auto& s = output_size[output_size.size() == 1 ? 0 : d];
+    size[d] = s ? *s : x.size(2 + d);
+    EMBER_CHECK(size[d] >= 0, op, ": elements of output_size must be greater than or equal to 0 but received ",
+                s ? *s : 0);
+  }
+  OpCall call(OpId::adaptive_avg_pool2d, {x}, {Attr(size)});
+  return unbatch(dispatch_one(call), batched);
+}
+
+Tensor adaptive_avg_pool2d(const Tensor& input, const IntList& output_size) {
+  return adaptive_avg_pool2d(input, std::vector<std::optional<int64_t>>(output_size.begin(), output_size.end()));
+}
+
+}  // namespace ember

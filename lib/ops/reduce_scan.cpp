@@ -1,0 +1,41 @@
+// Op functions along one dim: the scans cumsum and cumprod, softmax and log_softmax.
+#include "dispatch/dispatcher.h"
+#include "ember/ops/reduce.h"
+#include "ops/reduce_args.h"
+
+namespace ember {
+
+namespace {
+
+Tensor scan(OpId op, const Tensor& self, int64_t dim, std::optional<DType> dtype, const char* name) {
+  int64_t d = reduce::normalize_dim(self, dim, name);
+  DType out = dtype ? *dtype : is_integral(self.dtype(), true) ? kInt64 : self.dtype();
+  return reduce::run(op, self, {Attr(d), Attr(out)});
+}
+
+Tensor softmax_like(OpId op, const Tensor& self, int64_t dim, std::optional<DType> dtype,
+                    const char* name) {
+  int64_t d = reduce::normalize_dim(self, dim, name);
+  DType t = dtype.value_or(self.dtype());
+  EMBER_CHECK_AS(NotImplementedError, is_floating(t), name, ": not implemented for '",
+                 reduce::torch_type_name(t), "' (expected a floating point input or dtype)");
+  return reduce::run(op, self, {Attr(d), Attr(t)});
+}
+
+}  // namespace
+
+Tensor cumsum(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  return scan(OpId::cumsum, self, dim, dtype, "cumsum");
+}
+Tensor cumprod(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  return scan(OpId::cumprod, self, dim, dtype, "cumprod");
+}
+
+Tensor softmax(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  return softmax_like(OpId::softmax, self, dim, dtype, "softmax");
+}
+Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  return softmax_like(OpId::log_softmax, self, dim, dtype, "log_softmax");
+}
+
+}  // namespace ember
