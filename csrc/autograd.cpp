@@ -174,8 +174,9 @@ void bind_autograd(py::module_& m, TensorClass& cls) {
       .def("backward", [](const Tensor& t, py::object gradient, std::optional<bool> retain_graph,
                           bool create_graph, py::object inputs) {
         Tensor g = gradient.is_none() ? Tensor() : gradient.cast<Tensor>();
+        TensorList in = tensors_or_none(inputs);
         py::gil_scoped_release release;  // hooks of Python Functions re-acquire it
-        t.backward(g, retain_graph, create_graph, tensors_or_none(inputs));
+        t.backward(g, retain_graph, create_graph, in);
       }, py::arg("gradient") = py::none(), py::arg("retain_graph") = py::none(),
          py::arg("create_graph") = false, py::kw_only(), py::arg("inputs") = py::none())
       .def("retain_grad", &Tensor::retain_grad)

@@ -8,6 +8,7 @@
 #include "autograd/autograd_meta.h"
 #include "autograd/grad_utils.h"
 #include "autograd/nodes.h"
+#include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/views.h"
 

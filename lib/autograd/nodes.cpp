@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "autograd/autograd_meta.h"
+#include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/views.h"
 

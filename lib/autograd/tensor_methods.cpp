@@ -1,6 +1,7 @@
 // Tensor's autograd methods (include/ember/methods/autograd.inc).
 #include "autograd/autograd_meta.h"
 #include "autograd/nodes.h"
+#include "ember/ops/elementwise.h"
 
 namespace ember {
 

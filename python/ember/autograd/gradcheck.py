@@ -3,7 +3,7 @@ finite differences, computed through numpy views of the inputs."""
 import numpy as np
 
 from .. import _C
-from .grad_mode import no_grad
+from .grad_mode import enable_grad, no_grad
 
 
 def _as_tuple(x):
@@ -86,8 +86,9 @@ def gradgradcheck(fn, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e
 
     def first_derivatives(*args):
         xs, gos = args[:len(inputs)], args[len(inputs):]
-        outs = _differentiable_outputs(fn, xs)
-        grads = _C._grad(outs, tuple(xs[i] for i in diff_inputs), gos, True, True, True)
+        with enable_grad():  # also when gradcheck evaluates this under no_grad
+            outs = _differentiable_outputs(fn, xs)
+            grads = _C._grad(outs, tuple(xs[i] for i in diff_inputs), gos, True, True, True)
         return tuple(g for g in grads if g is not None)
 
     return gradcheck(first_derivatives, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,

@@ -1,0 +1,55 @@
+// Derivative rows of the reductions (first set).
+#include <algorithm>
+
+#include "autograd/derivatives.h"
+#include "ember/ops/elementwise.h"
+#include "ember/ops/views.h"
+
+namespace ember::autograd {
+namespace {
+
+// The gradient of a reduction over dims, brought back to the input's shape.
+Tensor expand_reduced(const Tensor& grad, const DimVector& input_sizes, const DimVector& dims,
+                      bool keepdim) {
+  Tensor g = grad;
+  int64_t nd = static_cast<int64_t>(input_sizes.size());
+  if (!keepdim && nd > 0) {
+    std::vector<int64_t> wrapped;
+    if (dims.empty())
+      for (int64_t d = 0; d < nd; ++d) wrapped.push_back(d);
+    else
+      for (int64_t d : dims) wrapped.push_back(wrap_dim(d, nd, "sum_backward"));
+    std::sort(wrapped.begin(), wrapped.end());
+    if (static_cast<int64_t>(wrapped.size()) == nd) g = reshape(g, IntList(nd, 1));
+    else
+      for (int64_t d : wrapped) g = unsqueeze(g, d);
+  }
+  return expand(g, IntList(input_sizes.begin(), input_sizes.end()));
+}
+
+int64_t reduced_count(const DimVector& sizes, const DimVector& dims) {
+  int64_t n = 1, nd = static_cast<int64_t>(sizes.size());
+  if (dims.empty()) {
+    for (int64_t s : sizes) n *= s;
+  } else {
+    for (int64_t d : dims) n *= sizes[wrap_dim(d, nd, "mean_backward")];
+  }
+  return n;
+}
+
+EMBER_DERIVATIVE(sum, save_none(), {
+  return {expand_reduced(ctx.grad(0), ctx.input_sizes(0), ctx.attr(0).to_ints(), ctx.attr(1).to_bool())};
+});
+EMBER_DERIVATIVE(mean, save_none(), {
+  const DimVector& dims = ctx.attr(0).to_ints();
+  Tensor g = expand_reduced(ctx.grad(0), ctx.input_sizes(0), dims, ctx.attr(1).to_bool());
+  return {g / Scalar(static_cast<double>(reduced_count(ctx.input_sizes(0), dims)))};
+});
+EMBER_NON_DIFFERENTIABLE(argmax);
+EMBER_NON_DIFFERENTIABLE(argmin);
+EMBER_NON_DIFFERENTIABLE(any);
+EMBER_NON_DIFFERENTIABLE(all);
+EMBER_NON_DIFFERENTIABLE(count_nonzero);
+
+}  // namespace
+}  // namespace ember::autograd
