@@ -32,7 +32,17 @@ def leaf(*shape):
     (lambda a, b, c: ember.addmm(a, b, c, beta=0.5, alpha=2.0).sum(), [(3,), (3, 4), (4, 3)]),
     (lambda a: a.t().reshape(-1)[1:5:2].sum(), [(3, 4)]),
     (lambda a: a[1].unsqueeze(0).expand(3, 4).permute(1, 0).sum(), [(2, 4)]),
-    (lambda a: (a.abs() + a.log1p() if False else a.abs()).sum(), [(4,)]),
+    (lambda a: a.abs().sum(), [(4,)]),
+    (lambda a: (a.expm1() + (a * a).log1p() + (a * a + 1).log2()).sum(), [(4,)]),
+    (lambda a: ((a * a + 1).reciprocal() + (a * a + 1).rsqrt() + (a * 0.3).tan()).sum(), [(4,)]),
+    (lambda a: (a.erf() + ember.nn.functional.silu(a)).sum(), [(5,)]),
+    (lambda a, b: ((a * a + 1) ** b).sum(), [(3,), (3,)]),
+    (lambda a: (a ** 3).sum(), [(3,)]),
+    (lambda a, b: (ember.maximum(a, b) - ember.minimum(a, b)).sum(), [(4,), (4,)]),
+    (lambda a, b: ember.where(a > 0, a, b).sum(), [(5,), (5,)]),
+    (lambda a: (a.softmax(1) * ember.arange(4.0, dtype=ember.float64)).sum(), [(3, 4)]),
+    (lambda a: (a.log_softmax(0) * a).sum(), [(3, 4)]),
+    (lambda a: a.logsumexp(1).sum(), [(3, 4)]),
 ])
 def test_gradcheck(fn, shapes):
     assert gradcheck(fn, tuple(leaf(*s) for s in shapes))
@@ -43,6 +53,8 @@ def test_gradcheck(fn, shapes):
     (lambda a: a.tanh().sum(), [(4,)]),
     (lambda a, b: (a @ b).sigmoid().sum(), [(2, 3), (3, 2)]),
     (lambda a: (a.exp() / (a * a + 1)).sum(), [(3,)]),
+    (lambda a: (a.softmax(1) * a).sum(), [(2, 3)]),
+    (lambda a: a.logsumexp(0).sum(), [(3, 2)]),
 ])
 def test_gradgradcheck(fn, shapes):
     assert gradgradcheck(fn, tuple(leaf(*s) for s in shapes))

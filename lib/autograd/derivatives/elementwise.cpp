@@ -76,3 +76,56 @@ EMBER_NON_DIFFERENTIABLE(bitwise_right_shift);
 
 }  // namespace
 }  // namespace ember::autograd
+
+namespace ember::autograd {
+namespace {
+
+EMBER_DERIVATIVE(expm1, save_inputs({0}), { return {ctx.grad(0) * exp(ctx.input(0))}; });
+EMBER_DERIVATIVE(log1p, save_inputs({0}), { return {ctx.grad(0) / (ctx.input(0) + 1)}; });
+EMBER_DERIVATIVE(log2, save_inputs({0}), {
+  return {ctx.grad(0) / (ctx.input(0) * 0.6931471805599453)};
+});
+EMBER_DERIVATIVE_FULL(reciprocal, save_none(), save_inputs({0}), {
+  Tensor y = ctx.output(0);
+  return {neg(ctx.grad(0) * y * y)};
+});
+EMBER_DERIVATIVE_FULL(rsqrt, save_none(), save_inputs({0}), {
+  Tensor y = ctx.output(0);
+  return {ctx.grad(0) * y * y * y * -0.5};
+});
+EMBER_DERIVATIVE_FULL(tan, save_none(), save_inputs({0}), {
+  Tensor y = ctx.output(0);
+  return {ctx.grad(0) * (y * y + 1)};
+});
+EMBER_DERIVATIVE(erf, save_inputs({0}), {
+  Tensor x = ctx.input(0);
+  return {ctx.grad(0) * exp(neg(x * x)) * 1.1283791670955126};  // 2 / sqrt(pi)
+});
+EMBER_DERIVATIVE(silu, save_inputs({0}), {
+  Tensor s = sigmoid(ctx.input(0));
+  return {ctx.grad(0) * s * (1 + ctx.input(0) * (1 - s))};
+});
+EMBER_DERIVATIVE(pow, save_inputs({0, 1}), {
+  Tensor g = ctx.grad(0), a = ctx.input(0), b = ctx.input(1);
+  return {ctx.needs_grad(0) ? g * b * pow(a, b - 1) : Tensor(),
+          ctx.needs_grad(1) ? g * pow(a, b) * log(a) : Tensor()};
+});
+EMBER_DERIVATIVE(maximum, save_inputs({0, 1}), {
+  Tensor g = ctx.grad(0), a = ctx.input(0), b = ctx.input(1);
+  Tensor half = g * 0.5;  // ties share the gradient, as in PyTorch
+  return {where(gt(a, b), g, where(eq(a, b), half, Scalar(0))),
+          where(lt(a, b), g, where(eq(a, b), half, Scalar(0)))};
+});
+EMBER_DERIVATIVE(minimum, save_inputs({0, 1}), {
+  Tensor g = ctx.grad(0), a = ctx.input(0), b = ctx.input(1);
+  Tensor half = g * 0.5;
+  return {where(lt(a, b), g, where(eq(a, b), half, Scalar(0))),
+          where(gt(a, b), g, where(eq(a, b), half, Scalar(0)))};
+});
+EMBER_DERIVATIVE(where, save_inputs({0}), {
+  Tensor c = ctx.input(0), g = ctx.grad(0);
+  return {Tensor(), where(c, g, Scalar(0)), where(c, Scalar(0), g)};
+});
+
+}  // namespace
+}  // namespace ember::autograd

@@ -3,6 +3,7 @@
 
 #include "autograd/derivatives.h"
 #include "ember/ops/elementwise.h"
+#include "ember/ops/reduce.h"
 #include "ember/ops/views.h"
 
 namespace ember::autograd {
@@ -50,6 +51,30 @@ EMBER_NON_DIFFERENTIABLE(argmin);
 EMBER_NON_DIFFERENTIABLE(any);
 EMBER_NON_DIFFERENTIABLE(all);
 EMBER_NON_DIFFERENTIABLE(count_nonzero);
+
+}  // namespace
+}  // namespace ember::autograd
+
+namespace ember::autograd {
+namespace {
+
+EMBER_DERIVATIVE_FULL(softmax, save_none(), save_inputs({0}), {
+  Tensor y = ctx.output(0), g = ctx.grad(0);
+  int64_t d = ctx.attr(0).to_int();
+  return {y * (g - sum(g * y, IntList{d}, true))};
+});
+EMBER_DERIVATIVE_FULL(log_softmax, save_none(), save_inputs({0}), {
+  Tensor y = ctx.output(0), g = ctx.grad(0);
+  int64_t d = ctx.attr(0).to_int();
+  return {g - exp(y) * sum(g, IntList{d}, true)};
+});
+EMBER_DERIVATIVE_FULL(logsumexp, save_inputs({0}), save_inputs({0}), {
+  const DimVector& dims = ctx.attr(0).to_ints();
+  bool keep = ctx.attr(1).to_bool();
+  Tensor g = expand_reduced(ctx.grad(0), ctx.input_sizes(0), dims, keep);
+  Tensor out = expand_reduced(ctx.output(0), ctx.input_sizes(0), dims, keep);
+  return {g * exp(ctx.input(0) - out)};
+});
 
 }  // namespace
 }  // namespace ember::autograd
