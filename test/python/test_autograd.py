@@ -43,6 +43,9 @@ def leaf(*shape):
     (lambda a: (a.softmax(1) * ember.arange(4.0, dtype=ember.float64)).sum(), [(3, 4)]),
     (lambda a: (a.log_softmax(0) * a).sum(), [(3, 4)]),
     (lambda a: a.logsumexp(1).sum(), [(3, 4)]),
+    (lambda a: a.var(1).sum() + a.var(), [(3, 4)]),
+    (lambda a: a.std(0, correction=0, keepdim=True).sum() + a.std(), [(3, 4)]),
+    (lambda a: a.amax(1).sum() + a.amin() + a.amax((0, 1)), [(3, 4)]),
 ])
 def test_gradcheck(fn, shapes):
     assert gradcheck(fn, tuple(leaf(*s) for s in shapes))

@@ -78,3 +78,48 @@ EMBER_DERIVATIVE_FULL(logsumexp, save_inputs({0}), save_inputs({0}), {
 
 }  // namespace
 }  // namespace ember::autograd
+
+namespace ember::autograd {
+namespace {
+
+// var over dims with a correction: d var / dx = 2 (x - mean) / (N - correction).
+Tensor var_backward(BackwardCtx& ctx, const Tensor& grad_var) {
+  const DimVector& dims = ctx.attr(0).to_ints();
+  double correction = ctx.attr(1).to_double();
+  bool keep = ctx.attr(2).to_bool();
+  Tensor x = ctx.input(0);
+  IntList all_dims;
+  if (dims.empty())
+    for (int64_t d = 0; d < x.dim(); ++d) all_dims.push_back(d);
+  else
+    all_dims.assign(dims.begin(), dims.end());
+  double n = static_cast<double>(reduced_count(ctx.input_sizes(0), dims));
+  Tensor centered = x - mean(x, all_dims, true);
+  Tensor g = expand_reduced(grad_var, ctx.input_sizes(0), dims, keep);
+  return g * centered * (2.0 / (n - correction));
+}
+
+EMBER_DERIVATIVE(var, save_inputs({0}), { return {var_backward(ctx, ctx.grad(0))}; });
+EMBER_DERIVATIVE_FULL(std, save_inputs({0}), save_inputs({0}), {
+  return {var_backward(ctx, ctx.grad(0) / (ctx.output(0) * 2))};
+});
+
+// amax/amin: the gradient is shared evenly among the elements equal to the result.
+Tensor extremum_backward(BackwardCtx& ctx) {
+  const DimVector& dims = ctx.attr(0).to_ints();
+  bool keep = ctx.attr(1).to_bool();
+  Tensor x = ctx.input(0);
+  Tensor hit = eq(x, expand_reduced(ctx.output(0), ctx.input_sizes(0), dims, keep)).to(x.dtype());
+  IntList all_dims;
+  if (dims.empty())
+    for (int64_t d = 0; d < x.dim(); ++d) all_dims.push_back(d);
+  else
+    all_dims.assign(dims.begin(), dims.end());
+  Tensor count = x.dim() ? sum(hit, all_dims, true) : hit;
+  return expand_reduced(ctx.grad(0), ctx.input_sizes(0), dims, keep) * hit / count;
+}
+EMBER_DERIVATIVE_FULL(amax, save_inputs({0}), save_inputs({0}), { return {extremum_backward(ctx)}; });
+EMBER_DERIVATIVE_FULL(amin, save_inputs({0}), save_inputs({0}), { return {extremum_backward(ctx)}; });
+
+}  // namespace
+}  // namespace ember::autograd
