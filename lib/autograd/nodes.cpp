@@ -58,6 +58,7 @@ Tensor BackwardCtx::grad(size_t i) const {
   return zeros(IntList(m.sizes.begin(), m.sizes.end()), TensorOptions(m.dtype).device(m.device));
 }
 Tensor BackwardCtx::input(size_t i) const {
+  if (i < node_.input_meta().size() && !node_.input_meta()[i].defined) return Tensor();  // optional, left out
   auto& saved = node_.saved_inputs();
   EMBER_CHECK(i < saved.size() && saved[i].defined(), node_.name(), ": input ", i,
               " was not saved by the forward (derivative table row is missing save_inputs)");

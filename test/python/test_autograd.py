@@ -46,6 +46,14 @@ def leaf(*shape):
     (lambda a: a.var(1).sum() + a.var(), [(3, 4)]),
     (lambda a: a.std(0, correction=0, keepdim=True).sum() + a.std(), [(3, 4)]),
     (lambda a: a.amax(1).sum() + a.amin() + a.amax((0, 1)), [(3, 4)]),
+    (lambda a: ember.nn.functional.cross_entropy(a, ember.tensor([0, 3, 1]), label_smoothing=0.1), [(3, 4)]),
+    (lambda a: ember.nn.functional.cross_entropy(
+        a, ember.tensor([0, 3, 1]), weight=ember.tensor([0.5, 1.0, 2.0, 1.5], dtype=ember.float64),
+        reduction="sum"), [(3, 4)]),
+    (lambda a: ember.nn.functional.nll_loss(a.log_softmax(1), ember.tensor([2, 0, 1])), [(3, 4)]),
+    (lambda a, b: ember.nn.functional.mse_loss(a, b), [(3, 4), (3, 4)]),
+    (lambda a, b: ember.nn.functional.l1_loss(a, b, reduction="sum"), [(5,), (5,)]),
+    (lambda a, b: ember.nn.functional.smooth_l1_loss(a, b * 3, beta=0.5), [(6,), (6,)]),
 ])
 def test_gradcheck(fn, shapes):
     assert gradcheck(fn, tuple(leaf(*s) for s in shapes))
