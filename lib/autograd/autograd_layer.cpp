@@ -68,10 +68,10 @@ void autograd_layer(OpCall& call) {
   for (size_t j = 0; j < call.outputs.size(); ++j) {
     const Tensor& out = call.outputs[j];
     node->output_meta().push_back(output_meta_of(out));
-    if (!is_floating(out.dtype())) continue;
-    set_history(out, node, static_cast<uint32_t>(j));
-    if (d && d->is_view && input_requires_grad) meta(out).is_view_of_grad_tensor = true;
-    if (d && (d->save_outputs & (1u << j)))
+    bool differentiable = is_floating(out.dtype());
+    if (differentiable) set_history(out, node, static_cast<uint32_t>(j));
+    if (differentiable && d && d->is_view && input_requires_grad) meta(out).is_view_of_grad_tensor = true;
+    if (d && (d->save_outputs & (1u << j)))  // integer outputs too (indices, masks)
       node->saved_outputs()[j] = SavedTensor(out, true, static_cast<uint32_t>(j));
   }
 }

@@ -54,7 +54,11 @@ def leaf(*shape):
     (lambda a, b: ember.nn.functional.mse_loss(a, b), [(3, 4), (3, 4)]),
     (lambda a, b: ember.nn.functional.l1_loss(a, b, reduction="sum"), [(5,), (5,)]),
     (lambda a, b: ember.nn.functional.smooth_l1_loss(a, b * 3, beta=0.5), [(6,), (6,)]),
+    (lambda a, w, b: (ember.nn.functional.layer_norm(a, (4,), w, b) * a).sum(), [(3, 4), (4,), (4,)]),
+    (lambda w: (ember.nn.functional.embedding(ember.tensor([[0, 2], [2, 1]]), w, padding_idx=3) ** 2).sum(),
+     [(4, 3)]),
 ])
+
 def test_gradcheck(fn, shapes):
     assert gradcheck(fn, tuple(leaf(*s) for s in shapes))
 
@@ -254,3 +258,12 @@ def test_graph_is_freed_and_memory_is_flat():
     after = ember.memory_stats()
     assert after["allocated_bytes"] == before["allocated_bytes"]
     assert after["num_raw_allocs"] == before["num_raw_allocs"]
+
+
+def test_dropout_gradient_follows_its_mask():
+    x = leaf(1000)
+    y = ember.nn.functional.dropout(x, p=0.25, training=True)
+    y.sum().backward()
+    kept = (y != 0).numpy()
+    np.testing.assert_allclose(x.grad.numpy()[kept], 1 / 0.75)
+    assert (x.grad.numpy()[~kept] == 0).all()
