@@ -96,19 +96,10 @@ double correction_of(std::optional<bool> unbiased, const std::optional<Scalar>& 
   return unbiased.value_or(true) ? 1.0 : 0.0;
 }
 
-// Tensor.max(other) is the elementwise group's maximum, when this build has it.
-template <typename T>
-concept HasMaximum = requires(const T& a) {
-  { maximum(a, a) } -> std::convertible_to<T>;
-  { minimum(a, a) } -> std::convertible_to<T>;
-};
-
-template <typename T = Tensor>
+// Tensor.max(other) / min(other) are the elementwise maximum / minimum.
 void bind_binary_max_min(py::module_& m, TensorClass& cls) {
-  if constexpr (HasMaximum<T>) {
-    def_op(m, cls, "max", [](const T& a, const T& b) { return maximum(a, b); }, py::arg("other"));
-    def_op(m, cls, "min", [](const T& a, const T& b) { return minimum(a, b); }, py::arg("other"));
-  }
+  def_op(m, cls, "max", [](const Tensor& a, const Tensor& b) { return maximum(a, b); }, py::arg("other"));
+  def_op(m, cls, "min", [](const Tensor& a, const Tensor& b) { return minimum(a, b); }, py::arg("other"));
 }
 
 void bind_sums(py::module_& m, TensorClass& cls) {

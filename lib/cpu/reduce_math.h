@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "cpu/dtype_dispatch.h"
+#include "cpu/vec_math.h"
 
 // The build targets plain x86-64 (SSE2). Compute-bound loops (those with an
 // exp) are also compiled for AVX-512 and AVX2, and the loader picks the best
@@ -208,31 +209,8 @@ EMBER_VECTOR_CLONES A minmax_lanes(const T* p, int64_t n, A init, Map map) {
   return minmax_lanes_impl<Max>(p, n, init, map);
 }
 
-// exp(x) for float without branches (Cephes' expf): x = n ln2 + r, |r| <= ln2/2,
-// exp(r) by a polynomial, 2^n applied as two factors so that subnormal results
-// and results near FLT_MAX come out right. About 1 ulp; NaN and +-inf exact.
-EMBER_ALWAYS_INLINE inline float exp_float(float x) {
-  const bool nan = x != x, under = x < -104.0f, over = x > 89.0f;
-  float xc = select(under, -104.0f, select(over, 89.0f, select(nan, 0.0f, x)));
-  float fn = xc * 1.44269504088896341f;
-  fn = (fn + 12582912.0f) - 12582912.0f;  // round to nearest integer
-  float r = xc - fn * 0.693359375f;
-  r = r - fn * -2.12194440e-4f;
-  float y = 1.9875691500e-4f;
-  y = y * r + 1.3981999507e-3f;
-  y = y * r + 8.3334519073e-3f;
-  y = y * r + 4.1665795894e-2f;
-  y = y * r + 1.6666665459e-1f;
-  y = y * r + 5.0000001201e-1f;
-  y = y * (r * r) + r + 1.0f;
-  int32_t n = static_cast<int32_t>(fn);
-  int32_t n1 = n >> 1, n2 = n - n1;
-  float s1 = std::bit_cast<float>((n1 + 127) << 23);
-  float s2 = std::bit_cast<float>((n2 + 127) << 23);
-  float res = y * s1 * s2;
-  res = select(under, 0.0f, select(over, std::numeric_limits<float>::infinity(), res));
-  return select(nan, x, res);
-}
+// exp(x) for float without branches: the one vectorizable exp of lib/cpu/vec_math.h.
+EMBER_ALWAYS_INLINE inline float exp_float(float x) { return vec::exp(x); }
 
 template <typename A>
 EMBER_ALWAYS_INLINE inline A exp_acc(A x) {

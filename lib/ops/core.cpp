@@ -8,7 +8,6 @@ namespace ember {
 
 Tensor& copy_(Tensor& dst, const Tensor& src, bool non_blocking) {
   EMBER_CHECK(src.defined() && dst.defined(), "copy_: undefined tensor");
-  broadcast_shapes(dst.sizes(), src.sizes(), "copy_");
   DimVector b = broadcast_shapes(dst.sizes(), src.sizes(), "copy_");
   EMBER_CHECK(b == dst.sizes(), "copy_: the source of shape ", shape_str(src.sizes()),
               " cannot be broadcast to the destination of shape ", shape_str(dst.sizes()));
