@@ -7,6 +7,7 @@ import ember
 import torch
 
 from harness import Case
+from training import training
 
 rng = np.random.default_rng(0)
 
@@ -102,4 +103,4 @@ def conv():
 
 
 ALL = {"small": small_ops, "elementwise": elementwise, "reductions": reductions, "matmul": matmul,
-       "conv": conv}
+       "conv": conv, "training": training}
