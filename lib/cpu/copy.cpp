@@ -1,5 +1,6 @@
 // copy_: dst[i] = convert(src[i]) for any two dtypes, strides and a broadcast src.
 #include "cpu/dtype_dispatch.h"
+#include "cpu/half_convert.h"
 #include "cpu/loops.h"
 #include "dispatch/dispatcher.h"
 
@@ -26,12 +27,28 @@ bool try_memcpy(const Tensor& dst, const Tensor& src) {
   return true;
 }
 
+// Fast path: contiguous float32 <-> float16 of the same numel, converted in bulk.
+bool try_half_convert(const Tensor& dst, const Tensor& src) {
+  if (!dst.is_contiguous() || !src.is_contiguous() || dst.numel() != src.numel()) return false;
+  bool to_half = dst.dtype() == DType::Float16 && src.dtype() == DType::Float32;
+  bool from_half = dst.dtype() == DType::Float32 && src.dtype() == DType::Float16;
+  if (!to_half && !from_half) return false;
+  parallel_for(0, dst.numel(), kGrainSize, [&](int64_t b, int64_t e) {
+    if (to_half)
+      float_to_half(static_cast<Half*>(dst.data_ptr()) + b, static_cast<const float*>(src.data_ptr()) + b, e - b);
+    else
+      half_to_float(static_cast<float*>(dst.data_ptr()) + b, static_cast<const Half*>(src.data_ptr()) + b, e - b);
+  });
+  return true;
+}
+
 void copy_kernel(OpCall& c) {
   const Tensor& dst = c.outputs[0];
   const Tensor& src = c.in(1);
   EMBER_CHECK(src.is_cpu() && dst.is_cpu(), "copy_: no CUDA backend in this build (copy from ",
               src.device().str(), " to ", dst.device().str(), ")");
   if (dst.numel() == 0 || try_memcpy(dst, src)) return;
+  if (src.impl()->storage() != dst.impl()->storage() && try_half_convert(dst, src)) return;
   // Copying a tensor onto an overlapping view of itself would read values already overwritten.
   Tensor source = src;
   if (src.impl()->storage() == dst.impl()->storage() && !src.is_same(dst)) source = src.clone();

@@ -346,3 +346,21 @@ def test_numpy_operators_defer_to_ember():
         pytest.skip("Tensor.__radd__ comes with the elementwise ops")
     r = np.ones(2, np.float32) + ember.tensor([1.0, 2.0])
     assert isinstance(r, ember.Tensor) and r.tolist() == [2.0, 3.0]
+
+
+def test_float16_conversion_rounds_like_numpy_in_bulk_and_strided():
+    """The contiguous path converts eight values at a time (F16C); strided copies go
+    through the scalar converter. Both must round to nearest even exactly as numpy does,
+    including subnormals, overflow to inf, signed zeros and nan."""
+    edge = np.array([0.0, -0.0, 1e-8, 6e-8, 2.98e-8, 3e-8, 1e-5, 65504, 65519.99, 65520, 1e6,
+                     np.inf, -np.inf, 1 / 3, -2.5, 0.1, 5.960464477539063e-08], np.float32)
+    rng = np.random.default_rng(0)
+    a = np.concatenate([edge, rng.standard_normal(1003).astype(np.float32) * 100,
+                        rng.standard_normal(101).astype(np.float32) * 1e-6])
+    for src in (a, a[::2]):
+        got = ember.from_numpy(src).half().numpy()
+        np.testing.assert_array_equal(got.view(np.uint16), src.astype(np.float16).view(np.uint16))
+        back = ember.from_numpy(got).float().numpy()
+        np.testing.assert_array_equal(back, got.astype(np.float32))
+    nan = ember.tensor([float("nan")] * 9).half()
+    assert bool(nan.isnan().all())
