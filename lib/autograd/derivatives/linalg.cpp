@@ -1,4 +1,6 @@
 // Derivative rows of the matrix products.
+#include <algorithm>
+
 #include "autograd/derivatives.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/linalg.h"
@@ -7,10 +9,33 @@
 namespace ember::autograd {
 namespace {
 
+// A matrix stored column-major (the transpose of a contiguous one, like the
+// weight of linear seen through .t()).
+bool column_major(const Tensor& m) {
+  return m.dim() == 2 && m.stride(0) == 1 && m.stride(1) == std::max<int64_t>(m.size(0), 1) &&
+         m.size(0) > 1 && m.size(1) > 1;
+}
+
+// The gradients of mm(mat1, mat2) given the output gradient g, each computed in
+// the layout of the operand it belongs to, so that a gradient reaching a
+// parameter through a transpose view arrives contiguous (as PyTorch does) and
+// needs no copy when it is accumulated.
+Tensor mm_grad_mat1(const Tensor& g, const Tensor& mat1, const Tensor& mat2) {
+  return column_major(mat1) ? t(mm(mat2, t(g))) : mm(g, t(mat2));
+}
+Tensor mm_grad_mat2(const Tensor& g, const Tensor& mat1, const Tensor& mat2) {
+  return column_major(mat2) ? t(mm(t(g), mat1)) : mm(t(mat1), g);
+}
+
+// x * s, skipping the pass over x when s is 1 (the common alpha and beta).
+Tensor scaled(const Tensor& x, const Scalar& s) {
+  return s.to_double() == 1.0 ? x : x * s;
+}
+
 EMBER_DERIVATIVE(mm, save_inputs({0, 1}), {
   Tensor g = ctx.grad(0);
-  return {ctx.needs_grad(0) ? mm(g, t(ctx.input(1))) : Tensor(),
-          ctx.needs_grad(1) ? mm(t(ctx.input(0)), g) : Tensor()};
+  return {ctx.needs_grad(0) ? mm_grad_mat1(g, ctx.input(0), ctx.input(1)) : Tensor(),
+          ctx.needs_grad(1) ? mm_grad_mat2(g, ctx.input(0), ctx.input(1)) : Tensor()};
 });
 EMBER_DERIVATIVE(bmm, save_inputs({0, 1}), {
   Tensor g = ctx.grad(0);
@@ -30,9 +55,9 @@ EMBER_DERIVATIVE(dot, save_inputs({0, 1}), {
 EMBER_DERIVATIVE(addmm, save_inputs({1, 2}), {
   Tensor g = ctx.grad(0);
   Scalar beta = ctx.attr(0).to_scalar(), alpha = ctx.attr(1).to_scalar();
-  return {ctx.needs_grad(0) ? g * beta : Tensor(),
-          ctx.needs_grad(1) ? mm(g, t(ctx.input(2))) * alpha : Tensor(),
-          ctx.needs_grad(2) ? mm(t(ctx.input(1)), g) * alpha : Tensor()};
+  return {ctx.needs_grad(0) ? scaled(g, beta) : Tensor(),
+          ctx.needs_grad(1) ? scaled(mm_grad_mat1(g, ctx.input(1), ctx.input(2)), alpha) : Tensor(),
+          ctx.needs_grad(2) ? scaled(mm_grad_mat2(g, ctx.input(1), ctx.input(2)), alpha) : Tensor()};
 });
 
 }  // namespace
