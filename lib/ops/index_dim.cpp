@@ -78,6 +78,16 @@ void check_index_source(const Tensor& self, int64_t d, const Tensor& idx, const 
               ") should be equal to source.size(dim) (", src.sizes()[d], "), for dim: ", d);
 }
 
+// Runs an in-place op whose inputs[0] is at_least_1d(self). A 0-dim self is
+// written through a 1-d copy and copied back: autograd does not support an
+// in-place write to a view of a tensor that requires grad.
+void dispatch_inplace(OpCall& call, Tensor& self) {
+  if (self.dim() == 0) call.inputs[0] = clone(call.inputs[0]);
+  call.outputs.push_back(call.inputs[0]);
+  dispatch(call);
+  if (self.dim() == 0) copy_(self, reshape(call.inputs[0], {}));
+}
+
 }  // namespace
 
 Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
@@ -103,8 +113,7 @@ Tensor& scatter_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& s
   check_scatter_shapes(self, idx, &src, d, "scatter");
   OpCall call(OpId::scatter_, {at_least_1d(self), at_least_1d(idx), at_least_1d(src)},
               {Attr(d), Attr(check_reduce(reduce))});
-  call.outputs.push_back(call.inputs[0]);
-  dispatch(call);
+  dispatch_inplace(call, self);
   return self;
 }
 
@@ -115,8 +124,7 @@ Tensor& scatter_(Tensor& self, int64_t dim, const Tensor& index, const Scalar& v
   check_scatter_shapes(self, idx, nullptr, d, "scatter");
   OpCall call(OpId::scatter_value_, {at_least_1d(self), at_least_1d(idx)},
               {Attr(d), Attr(value), Attr(check_reduce(reduce))});
-  call.outputs.push_back(call.inputs[0]);
-  dispatch(call);
+  dispatch_inplace(call, self);
   return self;
 }
 
@@ -140,8 +148,7 @@ Tensor& scatter_add_(Tensor& self, int64_t dim, const Tensor& index, const Tenso
   check_scatter_shapes(self, idx, &src, d, "scatter_add");
   OpCall call(OpId::scatter_add_, {at_least_1d(self), at_least_1d(idx), at_least_1d(src)},
               {Attr(d)});
-  call.outputs.push_back(call.inputs[0]);
-  dispatch(call);
+  dispatch_inplace(call, self);
   return self;
 }
 
@@ -168,8 +175,7 @@ Tensor& index_add_(Tensor& self, int64_t dim, const Tensor& index, const Tensor&
   check_index_source(self, d, idx, source, "index_add_");
   OpCall call(OpId::index_add_, {at_least_1d(self), idx, at_least_1d(source)},
               {Attr(d), Attr(alpha)});
-  call.outputs.push_back(call.inputs[0]);
-  dispatch(call);
+  dispatch_inplace(call, self);
   return self;
 }
 
@@ -184,8 +190,7 @@ Tensor& index_copy_(Tensor& self, int64_t dim, const Tensor& index, const Tensor
   const int64_t d = wrap_dim(dim, self.dim(), "index_copy_");
   check_index_source(self, d, idx, source, "index_copy_");
   OpCall call(OpId::index_copy_, {at_least_1d(self), idx, at_least_1d(source)}, {Attr(d)});
-  call.outputs.push_back(call.inputs[0]);
-  dispatch(call);
+  dispatch_inplace(call, self);
   return self;
 }
 
@@ -198,8 +203,7 @@ Tensor& index_fill_(Tensor& self, int64_t dim, const Tensor& index, const Scalar
   Tensor idx = vector_index(index, "index_fill_");
   const int64_t d = wrap_dim(dim, self.dim(), "index_fill_");
   OpCall call(OpId::index_fill_, {at_least_1d(self), idx}, {Attr(d), Attr(value)});
-  call.outputs.push_back(call.inputs[0]);
-  dispatch(call);
+  dispatch_inplace(call, self);
   return self;
 }
 
