@@ -7,6 +7,7 @@
 #include <string>
 
 #include "dispatch/dispatcher.h"
+#include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/shape_index.h"
 #include "ember/ops/views.h"
@@ -208,6 +209,23 @@ Tensor& index_fill_(Tensor& self, int64_t dim, const Tensor& index, const Scalar
 }
 
 Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  Tensor out = clone(self);
+  return index_fill_(out, dim, index, value);
+}
+
+Tensor& index_fill_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  EMBER_CHECK(value.defined() && value.dim() == 0, "index_fill_(): only supports a 0-dimensional "
+              "value tensor, got ", value.defined() ? value.dim() : -1, " dimension(s)");
+  if (!value.requires_grad()) return index_fill_(self, dim, index, value.item());
+  // A value that requires grad gets the gradient of the slices it filled: a
+  // where (which has a derivative row) over those slices, copied into self.
+  Tensor filled = zeros(IntList(self.sizes().begin(), self.sizes().end()),
+                        TensorOptions(kBool).device(self.device()));
+  index_fill_(filled, dim, index, Scalar(true));
+  return copy_(self, where(filled, value.to(self.dtype()), self));
+}
+
+Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
   Tensor out = clone(self);
   return index_fill_(out, dim, index, value);
 }

@@ -79,6 +79,8 @@ CASES = {
     "index_copy": (lambda a, s: a.index_copy(1, I([3, 0]), s), lambda: [leaf(2, 4), leaf(2, 2)]),
     "index_copy_inplace": (lambda a, s: (a * 1).index_copy_(0, I([2]), s), lambda: [leaf(3, 2), leaf(1, 2)]),
     "index_fill": (lambda a: a.index_fill(-1, I([0, 2, 0]), -1.0), lambda: [leaf_t(3, 3)]),
+    "index_fill_tensor_value": (lambda a, v: a.index_fill(1, I([0, 2, 0]), v), lambda: [leaf(2, 3), leaf()]),
+    "index_fill_inplace_tensor_value": (lambda a, v: (a * 1).index_fill_(0, I([1]), v), lambda: [leaf_t(2, 3), leaf()]),
     "index_fill_0dim": (lambda a: (a * 1).index_fill_(0, I([0]), 7.0), lambda: [leaf()]),
     "index_copy_0dim": (lambda a, s: a.index_copy(0, I(0), s), lambda: [leaf(), leaf()]),
     "index_fill_inplace": (lambda a: (a * 1).index_fill_(0, I([1]), 7.0), lambda: [leaf(3, 2)]),
@@ -276,3 +278,9 @@ def test_masked_fill_tensor_value_gradient_matches_torch():
     _grads_both(lambda x, v: x.masked_fill(ember.tensor(m.tolist()), v),
                 lambda torch, x, v: x.masked_fill(torch.from_numpy(m), v),
                 a, np.array(1.5))
+
+
+def test_index_fill_tensor_value_gradient_matches_torch():
+    _grads_both(lambda x, v: x.index_fill(1, ember.tensor([3, 0, 3]), v),
+                lambda torch, x, v: x.index_fill(1, torch.tensor([3, 0, 3]), v),
+                rng.standard_normal((2, 4)), np.array(-0.5))
