@@ -174,15 +174,16 @@ void bind_along_dim(py::module_& m, TensorClass& cls) {
     return index_fill(t, d, i, v);
   };
   auto fill_t = [](const Tensor& t, int64_t d, const Tensor& i, const Tensor& v) {
-    EMBER_CHECK(v.dim() == 0, "index_fill(): only supports a 0-dimensional value tensor, got ",
-                v.dim(), " dimension(s)");
-    return index_fill(t, d, i, v.item());
+    return index_fill(t, d, i, v);
   };
   m.def("index_fill", fill_v, py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("value"));
   m.def("index_fill", fill_t, py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("value"));
   cls.def("index_fill", fill_v, py::arg("dim"), py::arg("index"), py::arg("value"));
   cls.def("index_fill", fill_t, py::arg("dim"), py::arg("index"), py::arg("value"));
   cls.def("index_fill_", [](Tensor& t, int64_t d, const Tensor& i, const Scalar& v) -> Tensor {
+    return index_fill_(t, d, i, v);
+  }, py::arg("dim"), py::arg("index"), py::arg("value"));
+  cls.def("index_fill_", [](Tensor& t, int64_t d, const Tensor& i, const Tensor& v) -> Tensor {
     return index_fill_(t, d, i, v);
   }, py::arg("dim"), py::arg("index"), py::arg("value"));
   m.def("take", &take, py::arg("input"), py::arg("index"));

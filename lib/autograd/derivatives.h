@@ -31,6 +31,7 @@ class BackwardCtx {
   Tensor output(size_t i) const;  // must be saved (save_outputs)
   const Attr& attr(size_t i) const;
   size_t num_attrs() const;
+  size_t num_inputs() const;  // defined or not (variadic ops: cat, index)
   const DimVector& input_sizes(size_t i) const;
   DType input_dtype(size_t i) const;
   bool input_defined(size_t i) const;

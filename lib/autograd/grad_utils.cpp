@@ -1,5 +1,6 @@
 #include "autograd/grad_utils.h"
 
+#include "ember/ops/factories.h"
 #include "ember/ops/reduce.h"
 #include "ember/ops/views.h"
 
@@ -21,6 +22,10 @@ Tensor sum_to(const Tensor& grad, const DimVector& shape) {
     if (d < lead || (shape[d - lead] == 1 && grad.sizes()[d] != 1)) dims.push_back(static_cast<int64_t>(d));
   Tensor r = dims.empty() ? grad : sum(grad, dims, /*keepdim=*/true);
   return reshape(r, IntList(shape.begin(), shape.end()));
+}
+
+Tensor zeros_shaped(const Tensor& like, const DimVector& sizes) {
+  return zeros(IntList(sizes.begin(), sizes.end()), TensorOptions(like.dtype()).device(like.device()));
 }
 
 }  // namespace ember::autograd

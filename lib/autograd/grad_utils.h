@@ -8,5 +8,7 @@ namespace ember::autograd {
 bool is_expandable_to(const DimVector& from, const DimVector& to);
 // Sums grad over the dims that broadcasting added or stretched, giving `shape`.
 Tensor sum_to(const Tensor& grad, const DimVector& shape);
+// Zeros of shape `sizes` with like's dtype and device (a gradient to scatter into).
+Tensor zeros_shaped(const Tensor& like, const DimVector& sizes);
 
 }  // namespace ember::autograd

@@ -72,6 +72,7 @@ Tensor BackwardCtx::output(size_t i) const {
 }
 const Attr& BackwardCtx::attr(size_t i) const { return node_.attrs()[i]; }
 size_t BackwardCtx::num_attrs() const { return node_.attrs().size(); }
+size_t BackwardCtx::num_inputs() const { return node_.input_meta().size(); }
 const DimVector& BackwardCtx::input_sizes(size_t i) const { return node_.input_meta().at(i).sizes; }
 DType BackwardCtx::input_dtype(size_t i) const { return node_.input_meta().at(i).dtype; }
 bool BackwardCtx::input_defined(size_t i) const { return node_.input_meta().at(i).defined; }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "dispatch/dispatcher.h"
+#include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/shape_index.h"
 #include "ember/ops/views.h"
@@ -78,6 +79,16 @@ void check_index_source(const Tensor& self, int64_t d, const Tensor& idx, const 
               ") should be equal to source.size(dim) (", src.sizes()[d], "), for dim: ", d);
 }
 
+// Runs an in-place op whose inputs[0] is at_least_1d(self). A 0-dim self is
+// written through a 1-d copy and copied back: autograd does not support an
+// in-place write to a view of a tensor that requires grad.
+void dispatch_inplace(OpCall& call, Tensor& self) {
+  if (self.dim() == 0) call.inputs[0] = clone(call.inputs[0]);
+  call.outputs.push_back(call.inputs[0]);
+  dispatch(call);
+  if (self.dim() == 0) copy_(self, reshape(call.inputs[0], {}));
+}
+
 }  // namespace
 
 Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
@@ -103,8 +114,7 @@ Tensor& scatter_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& s
   check_scatter_shapes(self, idx, &src, d, "scatter");
   OpCall call(OpId::scatter_, {at_least_1d(self), at_least_1d(idx), at_least_1d(src)},
               {Attr(d), Attr(check_reduce(reduce))});
-  call.outputs.push_back(call.inputs[0]);
-  dispatch(call);
+  dispatch_inplace(call, self);
   return self;
 }
 
@@ -115,8 +125,7 @@ Tensor& scatter_(Tensor& self, int64_t dim, const Tensor& index, const Scalar& v
   check_scatter_shapes(self, idx, nullptr, d, "scatter");
   OpCall call(OpId::scatter_value_, {at_least_1d(self), at_least_1d(idx)},
               {Attr(d), Attr(value), Attr(check_reduce(reduce))});
-  call.outputs.push_back(call.inputs[0]);
-  dispatch(call);
+  dispatch_inplace(call, self);
   return self;
 }
 
@@ -140,8 +149,7 @@ Tensor& scatter_add_(Tensor& self, int64_t dim, const Tensor& index, const Tenso
   check_scatter_shapes(self, idx, &src, d, "scatter_add");
   OpCall call(OpId::scatter_add_, {at_least_1d(self), at_least_1d(idx), at_least_1d(src)},
               {Attr(d)});
-  call.outputs.push_back(call.inputs[0]);
-  dispatch(call);
+  dispatch_inplace(call, self);
   return self;
 }
 
@@ -168,8 +176,7 @@ Tensor& index_add_(Tensor& self, int64_t dim, const Tensor& index, const Tensor&
   check_index_source(self, d, idx, source, "index_add_");
   OpCall call(OpId::index_add_, {at_least_1d(self), idx, at_least_1d(source)},
               {Attr(d), Attr(alpha)});
-  call.outputs.push_back(call.inputs[0]);
-  dispatch(call);
+  dispatch_inplace(call, self);
   return self;
 }
 
@@ -184,8 +191,7 @@ Tensor& index_copy_(Tensor& self, int64_t dim, const Tensor& index, const Tensor
   const int64_t d = wrap_dim(dim, self.dim(), "index_copy_");
   check_index_source(self, d, idx, source, "index_copy_");
   OpCall call(OpId::index_copy_, {at_least_1d(self), idx, at_least_1d(source)}, {Attr(d)});
-  call.outputs.push_back(call.inputs[0]);
-  dispatch(call);
+  dispatch_inplace(call, self);
   return self;
 }
 
@@ -198,12 +204,28 @@ Tensor& index_fill_(Tensor& self, int64_t dim, const Tensor& index, const Scalar
   Tensor idx = vector_index(index, "index_fill_");
   const int64_t d = wrap_dim(dim, self.dim(), "index_fill_");
   OpCall call(OpId::index_fill_, {at_least_1d(self), idx}, {Attr(d), Attr(value)});
-  call.outputs.push_back(call.inputs[0]);
-  dispatch(call);
+  dispatch_inplace(call, self);
   return self;
 }
 
 Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  Tensor out = clone(self);
+  return index_fill_(out, dim, index, value);
+}
+
+Tensor& index_fill_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  EMBER_CHECK(value.defined() && value.dim() == 0, "index_fill_(): only supports a 0-dimensional "
+              "value tensor, got ", value.defined() ? value.dim() : -1, " dimension(s)");
+  if (!value.requires_grad()) return index_fill_(self, dim, index, value.item());
+  // A value that requires grad gets the gradient of the slices it filled: a
+  // where (which has a derivative row) over those slices, copied into self.
+  Tensor filled = zeros(IntList(self.sizes().begin(), self.sizes().end()),
+                        TensorOptions(kBool).device(self.device()));
+  index_fill_(filled, dim, index, Scalar(true));
+  return copy_(self, where(filled, value.to(self.dtype()), self));
+}
+
+Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
   Tensor out = clone(self);
   return index_fill_(out, dim, index, value);
 }

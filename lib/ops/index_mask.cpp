@@ -1,6 +1,7 @@
 // Masks: masked_fill (an op), nonzero (an op), and the composites
 // masked_select, nonzero(as_tuple), argwhere, where(condition).
 #include "dispatch/dispatcher.h"
+#include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/shape_index.h"
 #include "ember/ops/views.h"
@@ -13,18 +14,21 @@ void check_bool_mask(const Tensor& mask, const char* op) {
               "mask with dtype ", mask.defined() ? dtype_name(mask.dtype()) : "undefined");
 }
 
-Scalar zero_dim_value(const Tensor& value, const char* op) {
+void check_zero_dim(const Tensor& value, const char* op) {
   EMBER_CHECK(value.dim() == 0, op, " only supports a 0-dimensional value tensor, but got tensor "
               "with ", value.dim(), " dimension(s).");
-  return value.item();
 }
-}  // namespace
 
-Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value) {
+void check_fill_target(const Tensor& self, const Tensor& mask) {
   check_bool_mask(mask, "masked_fill_");
   DimVector b = broadcast_shapes(self.sizes(), mask.sizes(), "masked_fill_");
   EMBER_CHECK(b == self.sizes(), "masked_fill_: output with shape ", shape_str(self.sizes()),
               " doesn't match the broadcast shape ", shape_str(b));
+}
+}  // namespace
+
+Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value) {
+  check_fill_target(self, mask);
   OpCall call(OpId::masked_fill_, {self, mask}, {Attr(value)});
   call.outputs.push_back(self);
   dispatch(call);
@@ -32,19 +36,32 @@ Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value) {
 }
 
 Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Tensor& value) {
-  return masked_fill_(self, mask, zero_dim_value(value, "masked_fill_"));
+  check_zero_dim(value, "masked_fill_");
+  if (!value.requires_grad()) return masked_fill_(self, mask, value.item());
+  // A value that requires grad gets the gradient of the positions it filled:
+  // written as a where (which has a derivative row), copied into self.
+  check_fill_target(self, mask);
+  return copy_(self, where(mask, value.to(self.dtype()), self));
 }
 
-// The out-of-place form broadcasts self with mask (PyTorch's rule).
-Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
+namespace {
+// The out-of-place form fills a copy of self broadcast with mask (PyTorch's rule).
+Tensor broadcast_copy(const Tensor& self, const Tensor& mask) {
   check_bool_mask(mask, "masked_fill");
   DimVector b = broadcast_shapes(self.sizes(), mask.sizes(), "masked_fill");
-  Tensor out = clone(expand(self, IntList(b.begin(), b.end())));
+  return clone(expand(self, IntList(b.begin(), b.end())));
+}
+}  // namespace
+
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  Tensor out = broadcast_copy(self, mask);
   return masked_fill_(out, mask, value);
 }
 
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) {
-  return masked_fill(self, mask, zero_dim_value(value, "masked_fill"));
+  check_zero_dim(value, "masked_fill");
+  Tensor out = broadcast_copy(self, mask);
+  return masked_fill_(out, mask, value);
 }
 
 Tensor masked_select(const Tensor& self, const Tensor& mask) {

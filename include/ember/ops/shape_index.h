@@ -71,6 +71,9 @@ Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Te
 Tensor& index_copy_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
 Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value);
 Tensor& index_fill_(Tensor& self, int64_t dim, const Tensor& index, const Scalar& value);
+// value: a 0-dim tensor; one that requires grad gets the gradient of what it filled.
+Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value);
+Tensor& index_fill_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& value);
 // Elements of the flattened tensor at `index`, in index's shape.
 Tensor take(const Tensor& self, const Tensor& index);
 
