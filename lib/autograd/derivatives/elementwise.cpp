@@ -1,8 +1,10 @@
-// Derivative rows of the elementwise ops (the first set; the rest raise a clear
+// Derivative rows of the elementwise ops (clamp: clamp.cpp; ops without a row raise a clear
 // NotImplementedError in backward until their row is written).
 #include "autograd/derivatives.h"
+#include "autograd/derivatives/formulas.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
+#include "ember/ops/views.h"
 
 namespace ember::autograd {
 namespace {
@@ -126,6 +128,68 @@ EMBER_DERIVATIVE(where, save_inputs({0}), {
   Tensor c = ctx.input(0), g = ctx.grad(0);
   return {Tensor(), where(c, g, Scalar(0)), where(c, Scalar(0), g)};
 });
+
+}  // namespace
+}  // namespace ember::autograd
+
+// ---- the remaining activations, binary ops and nan_to_num -----------------------------------
+
+namespace ember::autograd {
+namespace {
+
+EMBER_DERIVATIVE(gelu, save_inputs({0}), {
+  Tensor x = ctx.input(0), g = ctx.grad(0);
+  if (ctx.attr(0).to_string() == "tanh") {
+    // y = x/2 (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3)
+    const double k = 0.7978845608028654, c = 0.044715;
+    Tensor t = tanh((x + x * x * x * c) * k);
+    return {g * ((t + 1) * 0.5 + x * (1 - t * t) * (x * x * (3 * c) + 1) * (0.5 * k))};
+  }
+  // y = x Phi(x): y' = Phi(x) + x phi(x)
+  Tensor cdf = (erf(x * 0.7071067811865476) + 1) * 0.5;
+  Tensor pdf = exp(x * x * -0.5) * 0.3989422804014327;  // 1 / sqrt(2 pi)
+  return {g * (cdf + x * pdf)};
+});
+EMBER_DERIVATIVE(softplus, save_inputs({0}), {
+  double beta = ctx.attr(0).to_double(), threshold = ctx.attr(1).to_double();
+  Tensor bx = ctx.input(0) * beta, g = ctx.grad(0);
+  // Above the threshold the forward returns x itself.
+  return {where(gt(bx, Scalar(threshold)), g, g * sigmoid(bx))};
+});
+EMBER_DERIVATIVE(leaky_relu, save_inputs({0}), {
+  Tensor g = ctx.grad(0);
+  return {where(gt(ctx.input(0), Scalar(0)), g, g * ctx.attr(0).to_scalar())};
+});
+
+EMBER_DERIVATIVE(atan2, save_inputs({0, 1}), {
+  Tensor a = ctx.input(0), b = ctx.input(1), g = ctx.grad(0);
+  // Over a^2 + b^2, taken as 0 at the origin as PyTorch does.
+  Tensor denom = a * a + b * b;
+  return {ctx.needs_grad(0) ? div_or_zero(g * b, denom) : Tensor(),
+          ctx.needs_grad(1) ? div_or_zero(neg(g * a), denom) : Tensor()};
+});
+
+// remainder / fmod: self - other * q with a piecewise-constant quotient q (rounded
+// toward -inf or toward zero). q has no gradient, so it is computed from detached
+// values (div with a rounding mode has no derivative row of its own).
+TensorList rounded_remainder_backward(BackwardCtx& ctx, const char* rounding_mode) {
+  Tensor g = ctx.grad(0);
+  if (!ctx.needs_grad(1)) return {g, Tensor()};
+  Tensor q = div(detach(ctx.input(0)), detach(ctx.input(1)), std::string(rounding_mode));
+  return {ctx.needs_grad(0) ? g : Tensor(), neg(g * q)};
+}
+EMBER_DERIVATIVE(remainder, save_inputs({0, 1}), { return rounded_remainder_backward(ctx, "floor"); });
+EMBER_DERIVATIVE(fmod, save_inputs({0, 1}), { return rounded_remainder_backward(ctx, "trunc"); });
+
+// self + weight (end - self); a number weight arrives as a wrapped 0-dim tensor.
+EMBER_DERIVATIVE(lerp, save_inputs({0, 1, 2}), {
+  Tensor a = ctx.input(0), b = ctx.input(1), w = ctx.input(2), g = ctx.grad(0);
+  return {ctx.needs_grad(0) ? g * (1 - w) : Tensor(), ctx.needs_grad(1) ? g * w : Tensor(),
+          ctx.needs_grad(2) ? g * (b - a) : Tensor()};
+});
+
+// Replaced values (nan, +-inf) do not depend on the input.
+EMBER_DERIVATIVE(nan_to_num, save_inputs({0}), { return {ctx.grad(0) * isfinite(ctx.input(0))}; });
 
 }  // namespace
 }  // namespace ember::autograd

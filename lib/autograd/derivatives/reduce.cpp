@@ -1,7 +1,9 @@
-// Derivative rows of the reductions (first set).
-#include <algorithm>
+// Derivative rows of the reductions (prod and the scans: scan.cpp; max/min over a
+// dim: selection.cpp).
+#include <cmath>
 
 #include "autograd/derivatives.h"
+#include "autograd/derivatives/formulas.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/reduce.h"
 #include "ember/ops/views.h"
@@ -9,43 +11,20 @@
 namespace ember::autograd {
 namespace {
 
-// The gradient of a reduction over dims, brought back to the input's shape.
-Tensor expand_reduced(const Tensor& grad, const DimVector& input_sizes, const DimVector& dims,
-                      bool keepdim) {
-  Tensor g = grad;
-  int64_t nd = static_cast<int64_t>(input_sizes.size());
-  if (!keepdim && nd > 0) {
-    std::vector<int64_t> wrapped;
-    if (dims.empty())
-      for (int64_t d = 0; d < nd; ++d) wrapped.push_back(d);
-    else
-      for (int64_t d : dims) wrapped.push_back(wrap_dim(d, nd, "sum_backward"));
-    std::sort(wrapped.begin(), wrapped.end());
-    if (static_cast<int64_t>(wrapped.size()) == nd) g = reshape(g, IntList(nd, 1));
-    else
-      for (int64_t d : wrapped) g = unsqueeze(g, d);
-  }
-  return expand(g, IntList(input_sizes.begin(), input_sizes.end()));
-}
-
-int64_t reduced_count(const DimVector& sizes, const DimVector& dims) {
-  int64_t n = 1, nd = static_cast<int64_t>(sizes.size());
-  if (dims.empty()) {
-    for (int64_t s : sizes) n *= s;
-  } else {
-    for (int64_t d : dims) n *= sizes[wrap_dim(d, nd, "mean_backward")];
-  }
-  return n;
-}
-
 EMBER_DERIVATIVE(sum, save_none(), {
   return {expand_reduced(ctx.grad(0), ctx.input_sizes(0), ctx.attr(0).to_ints(), ctx.attr(1).to_bool())};
 });
-EMBER_DERIVATIVE(mean, save_none(), {
+// The mean over the dims in attr 0 (mean, var_mean, std_mean).
+Tensor mean_backward(BackwardCtx& ctx, const Tensor& grad_mean, bool keepdim) {
   const DimVector& dims = ctx.attr(0).to_ints();
-  Tensor g = expand_reduced(ctx.grad(0), ctx.input_sizes(0), dims, ctx.attr(1).to_bool());
-  return {g / Scalar(static_cast<double>(reduced_count(ctx.input_sizes(0), dims)))};
-});
+  Tensor g = expand_reduced(grad_mean, ctx.input_sizes(0), dims, keepdim);
+  return g / Scalar(static_cast<double>(reduced_count(ctx.input_sizes(0), dims)));
+}
+
+// a + b where either may be undefined (an output of a multi-output op got no gradient).
+Tensor add_defined(const Tensor& a, const Tensor& b) { return !a.defined() ? b : !b.defined() ? a : a + b; }
+
+EMBER_DERIVATIVE(mean, save_none(), { return {mean_backward(ctx, ctx.grad(0), ctx.attr(1).to_bool())}; });
 EMBER_NON_DIFFERENTIABLE(argmax);
 EMBER_NON_DIFFERENTIABLE(argmin);
 EMBER_NON_DIFFERENTIABLE(any);
@@ -83,43 +62,92 @@ namespace ember::autograd {
 namespace {
 
 // var over dims with a correction: d var / dx = 2 (x - mean) / (N - correction).
+// Attrs (var, std, var_mean, std_mean): dims, correction, keepdim.
 Tensor var_backward(BackwardCtx& ctx, const Tensor& grad_var) {
   const DimVector& dims = ctx.attr(0).to_ints();
   double correction = ctx.attr(1).to_double();
   bool keep = ctx.attr(2).to_bool();
   Tensor x = ctx.input(0);
-  IntList all_dims;
-  if (dims.empty())
-    for (int64_t d = 0; d < x.dim(); ++d) all_dims.push_back(d);
-  else
-    all_dims.assign(dims.begin(), dims.end());
   double n = static_cast<double>(reduced_count(ctx.input_sizes(0), dims));
-  Tensor centered = x - mean(x, all_dims, true);
+  Tensor centered = x - mean(x, reduced_dims(dims), true);
   Tensor g = expand_reduced(grad_var, ctx.input_sizes(0), dims, keep);
   return g * centered * (2.0 / (n - correction));
+}
+// std = sqrt(var): the gradient of var is g / (2 std), taken as 0 where std is 0
+// (constant slices), as PyTorch does.
+Tensor std_backward(BackwardCtx& ctx, const Tensor& grad_std, const Tensor& std) {
+  return var_backward(ctx, div_or_zero(grad_std, std * 2));
 }
 
 EMBER_DERIVATIVE(var, save_inputs({0}), { return {var_backward(ctx, ctx.grad(0))}; });
 EMBER_DERIVATIVE_FULL(std, save_inputs({0}), save_inputs({0}), {
-  return {var_backward(ctx, ctx.grad(0) / (ctx.output(0) * 2))};
+  return {std_backward(ctx, ctx.grad(0), ctx.output(0))};
+});
+// (var or std, mean): either output may be unused.
+EMBER_DERIVATIVE(var_mean, save_inputs({0}), {
+  bool keep = ctx.attr(2).to_bool();
+  return {add_defined(ctx.has_grad(0) ? var_backward(ctx, ctx.grad(0)) : Tensor(),
+                      ctx.has_grad(1) ? mean_backward(ctx, ctx.grad(1), keep) : Tensor())};
+});
+EMBER_DERIVATIVE_FULL(std_mean, save_inputs({0}), save_inputs({0}), {
+  bool keep = ctx.attr(2).to_bool();
+  return {add_defined(ctx.has_grad(0) ? std_backward(ctx, ctx.grad(0), ctx.output(0)) : Tensor(),
+                      ctx.has_grad(1) ? mean_backward(ctx, ctx.grad(1), keep) : Tensor())};
 });
 
-// amax/amin: the gradient is shared evenly among the elements equal to the result.
-Tensor extremum_backward(BackwardCtx& ctx) {
+// amax/amin (and either half of aminmax): the gradient is shared evenly among the
+// elements equal to the result. Attrs: dims, keepdim.
+Tensor extremum_backward(BackwardCtx& ctx, const Tensor& grad, const Tensor& result) {
   const DimVector& dims = ctx.attr(0).to_ints();
   bool keep = ctx.attr(1).to_bool();
   Tensor x = ctx.input(0);
-  Tensor hit = eq(x, expand_reduced(ctx.output(0), ctx.input_sizes(0), dims, keep)).to(x.dtype());
-  IntList all_dims;
-  if (dims.empty())
-    for (int64_t d = 0; d < x.dim(); ++d) all_dims.push_back(d);
-  else
-    all_dims.assign(dims.begin(), dims.end());
-  Tensor count = x.dim() ? sum(hit, all_dims, true) : hit;
-  return expand_reduced(ctx.grad(0), ctx.input_sizes(0), dims, keep) * hit / count;
+  Tensor hit = eq(x, expand_reduced(result, ctx.input_sizes(0), dims, keep));
+  return expand_reduced(grad, ctx.input_sizes(0), dims, keep) * share_evenly(hit, dims, x.dtype());
 }
-EMBER_DERIVATIVE_FULL(amax, save_inputs({0}), save_inputs({0}), { return {extremum_backward(ctx)}; });
-EMBER_DERIVATIVE_FULL(amin, save_inputs({0}), save_inputs({0}), { return {extremum_backward(ctx)}; });
+EMBER_DERIVATIVE_FULL(amax, save_inputs({0}), save_inputs({0}), {
+  return {extremum_backward(ctx, ctx.grad(0), ctx.output(0))};
+});
+EMBER_DERIVATIVE_FULL(amin, save_inputs({0}), save_inputs({0}), {
+  return {extremum_backward(ctx, ctx.grad(0), ctx.output(0))};
+});
+// out: min, max; each half as amin / amax.
+EMBER_DERIVATIVE_FULL(aminmax, save_inputs({0}), save_inputs({0, 1}), {
+  return {add_defined(ctx.has_grad(0) ? extremum_backward(ctx, ctx.grad(0), ctx.output(0)) : Tensor(),
+                      ctx.has_grad(1) ? extremum_backward(ctx, ctx.grad(1), ctx.output(1)) : Tensor())};
+});
+
+}  // namespace
+}  // namespace ember::autograd
+
+namespace ember::autograd {
+namespace {
+
+// The vector p-norm, with PyTorch's subgradients: 0 at a zero norm, sign(x) for
+// p = 1 (0 at 0), the max (or min) |x| shared among ties for p = +-inf, and no
+// gradient for p = 0 (a count). Attrs: p, dims, keepdim, dtype.
+Tensor norm_backward(BackwardCtx& ctx) {
+  double p = ctx.attr(0).to_double();
+  if (p == 0) return Tensor();
+  const DimVector& dims = ctx.attr(1).to_ints();
+  bool keep = ctx.attr(2).to_bool();
+  const DimVector& sizes = ctx.input_sizes(0);
+  Tensor n = expand_reduced(ctx.output(0), sizes, dims, keep);
+  Tensor g = expand_reduced(ctx.grad(0), sizes, dims, keep);
+  Tensor x = ctx.input(0).to(n.dtype()), ax = abs(x);
+  if (p == 1) return sign(x) * g;
+  if (p == 2) return g * div_or_zero(x, n);
+  if (std::isinf(p)) {
+    return sign(x) * g * share_evenly(logical_or(eq(ax, n), isnan(ax)), dims, x.dtype());
+  }
+  if (p < 1) {  // |x|^(p-1) blows up at 0, where the subgradient is 0
+    Tensor zero = eq(x, Scalar(0));
+    Tensor scaled = where(zero, Scalar(0), sign(x) * pow(where(zero, Scalar(1), ax), Scalar(p - 1)));
+    return scaled * g * pow(n, Scalar(1 - p));
+  }
+  Tensor scaled = p < 2 ? sign(x) * pow(ax, Scalar(p - 1)) : x * pow(ax, Scalar(p - 2));
+  return scaled * div_or_zero(g, pow(n, Scalar(p - 1)));
+}
+EMBER_DERIVATIVE_FULL(norm, save_inputs({0}), save_inputs({0}), { return {norm_backward(ctx)}; });
 
 }  // namespace
 }  // namespace ember::autograd

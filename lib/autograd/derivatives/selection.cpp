@@ -1,0 +1,46 @@
+// Derivative rows of the ops whose values are elements picked from the input
+// (max/min over a dim, sort, topk): the gradient goes back to the picked index,
+// as in PyTorch (the first occurrence at ties, as the forward picks it). Their
+// index outputs and nonzero have no gradient. unique has no row on purpose: as in
+// PyTorch its values require grad and backward through them raises
+// NotImplementedError (a merged value has no derivative with respect to its copies).
+#include "autograd/derivatives.h"
+#include "ember/ops/factories.h"
+#include "ember/ops/shape_index.h"
+#include "ember/ops/views.h"
+
+namespace ember::autograd {
+namespace {
+
+// Scatters grad (the values' gradient) into zeros of the input's shape at
+// `indices` along dim. keepdim: whether grad still has dim (sort and topk do).
+Tensor picked_backward(BackwardCtx& ctx, int64_t dim, bool keepdim) {
+  Tensor g = ctx.grad(0), indices = ctx.output(1);
+  const DimVector& sizes = ctx.input_sizes(0);
+  if (sizes.empty()) return g;  // a 0-dim input: its one element was picked
+  if (!keepdim) {
+    g = unsqueeze(g, dim);
+    indices = unsqueeze(indices, dim);
+  }
+  Tensor zero = zeros(IntList(sizes.begin(), sizes.end()), TensorOptions(g.dtype()).device(g.device()));
+  return scatter(zero, dim, indices, g);
+}
+
+// max_dim / min_dim attrs: dim, keepdim. sort: dim, descending, stable. topk: k, dim, ...
+EMBER_DERIVATIVE_FULL(max_dim, save_none(), save_inputs({1}), {
+  return {picked_backward(ctx, ctx.attr(0).to_int(), ctx.attr(1).to_bool())};
+});
+EMBER_DERIVATIVE_FULL(min_dim, save_none(), save_inputs({1}), {
+  return {picked_backward(ctx, ctx.attr(0).to_int(), ctx.attr(1).to_bool())};
+});
+EMBER_DERIVATIVE_FULL(sort, save_none(), save_inputs({1}), {
+  return {picked_backward(ctx, ctx.attr(0).to_int(), true)};
+});
+EMBER_DERIVATIVE_FULL(topk, save_none(), save_inputs({1}), {
+  return {picked_backward(ctx, ctx.attr(1).to_int(), true)};
+});
+
+EMBER_NON_DIFFERENTIABLE(nonzero);
+
+}  // namespace
+}  // namespace ember::autograd
