@@ -110,16 +110,13 @@ EMBER_DERIVATIVE(binary_cross_entropy_with_logits_backward, save_inputs({0, 1, 2
 
 // ---- class losses -------------------------------------------------------------------------------
 
-void check_no_weight_grad(BackwardCtx& ctx, size_t i, const char* op) {
-  EMBER_CHECK_AS(NotImplementedError, !ctx.needs_grad(i), "the derivative of ", op,
-                 " wrt its class weight is not implemented");
-}
+// The class weight is not differentiated (as in the nll_loss / cross_entropy rows;
+// PyTorch refuses a weight that requires grad): its gradient is left undefined.
 
 // in: grad_output, input, target, weight, total_weight; attrs: reduction, ignore_index.
 // d[n, t_n] = -w_{t_n} g (/ total weight): constant in input, linear in grad_output,
 // where it is nll_loss itself.
 EMBER_DERIVATIVE_FULL(nll_loss_backward, save_inputs({2, 3, 4}), save_inputs({0}), {
-  check_no_weight_grad(ctx, 3, "nll_loss_backward");
   const Tensor G = ctx.grad(0), t = ctx.input(2), w = ctx.input(3), total = ctx.input(4);
   const int64_t reduction = ctx.attr(0).to_int(), ignore_index = ctx.attr(1).to_int();
   const bool given_mean = total.defined() && reduction == kReductionMean;
@@ -179,7 +176,6 @@ CrossEntropyParts cross_entropy_parts(BackwardCtx& ctx) {
 }
 
 EMBER_DERIVATIVE(cross_entropy_backward, save_inputs({0, 1, 2, 3}), {
-  check_no_weight_grad(ctx, 3, "cross_entropy_backward");
   const CrossEntropyParts c = cross_entropy_parts(ctx);
   const Tensor G = ctx.grad(0), p = softmax(c.x, c.cdim), pG = sum(p * G, IntList{c.cdim}, true);
   Tensor grad_g;
