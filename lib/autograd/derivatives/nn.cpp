@@ -1,16 +1,42 @@
-// Derivative rows of the nn ops, through the fused backward kernels of
-// lib/ops/nn_backward_*.cpp (first set: the losses).
+// Derivative rows of the nn ops (losses, embedding, dropout, pad, interpolate),
+// through the fused backward kernels of lib/ops/nn_backward_*.cpp. The
+// normalizations' rows are in nn_norm.cpp; the rows of the backward kernels
+// themselves (second derivatives) in nn_backward.cpp.
 #include "autograd/derivatives.h"
+#include "autograd/derivatives/nn_common.h"
 #include "ember/ops/elementwise.h"
+#include "ember/ops/factories.h"
+#include "ember/ops/nn.h"
 #include "ember/ops/nn_backward.h"
+#include "ember/ops/reduce.h"
 
 namespace ember::autograd {
 namespace {
 
+using namespace nn_rows;
+
+IntList ints(const DimVector& v) { return IntList(v.begin(), v.end()); }
+
+// ---- class losses -------------------------------------------------------------------------
+
+// The gradient wrt class probabilities (a floating target of the input's shape):
+// loss = -sum_c w_c q'_c log_softmax(x)_c with q' = (1 - eps) q + eps / C.
+Tensor cross_entropy_target_grad(BackwardCtx& ctx) {
+  const Tensor x = ctx.input(0);
+  const int64_t cdim = class_dim(x);
+  const double eps = ctx.attr(2).to_double(), positions = x.numel() == 0 ? 0.0 : double(x.numel()) / x.size(cdim);
+  const Tensor scale = class_position_scale(ctx.grad(0), x, ctx.attr(1).to_int(),
+                                            scalar_tensor(positions, TensorOptions(x.dtype())));
+  return times_optional(scale * log_softmax(x, cdim), class_weight_view(ctx.input(2), x)) * -(1.0 - eps);
+}
+
 EMBER_DERIVATIVE(cross_entropy, save_inputs({0, 1, 2}), {
-  return {cross_entropy_backward(ctx.grad(0), ctx.input(0), ctx.input(1), ctx.input(2),
-                                 ctx.attr(1).to_int(), ctx.attr(0).to_int(), ctx.attr(2).to_double()),
-          Tensor(), Tensor()};
+  const bool probs = ctx.input_dtype(1) != kInt64 && ctx.input_dtype(1) != kUInt8;
+  return {ctx.needs_grad(0) ? cross_entropy_backward(ctx.grad(0), ctx.input(0), ctx.input(1), ctx.input(2),
+                                                     ctx.attr(1).to_int(), ctx.attr(0).to_int(),
+                                                     ctx.attr(2).to_double())
+                            : Tensor(),
+          probs && ctx.needs_grad(1) ? cross_entropy_target_grad(ctx) : Tensor(), Tensor()};
 });
 EMBER_DERIVATIVE(nll_loss, save_inputs({0, 1, 2}), {
   return {nll_loss_backward(ctx.grad(0), ctx.input(0), ctx.input(1), ctx.input(2),
@@ -18,7 +44,9 @@ EMBER_DERIVATIVE(nll_loss, save_inputs({0, 1, 2}), {
           Tensor(), Tensor()};
 });
 
-// Pointwise losses: the gradient wrt the target is minus the one wrt the input.
+// ---- element-wise losses ------------------------------------------------------------------
+
+// The gradient wrt the target is minus the one wrt the input.
 TensorList pair_grads(BackwardCtx& ctx, const Tensor& grad_input) {
   return {ctx.needs_grad(0) ? grad_input : Tensor(), ctx.needs_grad(1) ? neg(grad_input) : Tensor()};
 }
@@ -36,17 +64,42 @@ EMBER_DERIVATIVE(huber_loss, save_inputs({0, 1}), {
   return pair_grads(ctx, huber_loss_backward(ctx.grad(0), ctx.input(0), ctx.input(1),
                                              ctx.attr(0).to_int(), ctx.attr(1).to_double()));
 });
+
+// loss = -w (t log x + (1 - t) log(1 - x)): wrt t, -w logit(x) (unclamped, as
+// PyTorch); wrt w, the unweighted loss.
+EMBER_DERIVATIVE(binary_cross_entropy, save_inputs({0, 1, 2}), {
+  const Tensor x = ctx.input(0), t = ctx.input(1), w = ctx.input(2);
+  const int64_t reduction = ctx.attr(0).to_int();
+  const Tensor scale = loss_scale(ctx.grad(0), reduction, x.numel());
+  return {ctx.needs_grad(0) ? binary_cross_entropy_backward(ctx.grad(0), x, t, w, reduction) : Tensor(),
+          ctx.needs_grad(1) ? times_optional(scale * (log1p(neg(x)) - log(x)), w) : Tensor(),
+          ctx.needs_grad(2) ? scale * binary_cross_entropy(x, t, Tensor(), "none") : Tensor()};
+});
+
+// loss = w (pw t softplus(-x) + (1 - t) softplus(x)). softplus(-x) is the
+// unweighted loss at target 1, softplus(x) at target 0 (stable for any x).
+EMBER_DERIVATIVE(binary_cross_entropy_with_logits, save_inputs({0, 1, 2, 3}), {
+  const Tensor x = ctx.input(0), t = ctx.input(1), w = ctx.input(2), pw = ctx.input(3);
+  const int64_t reduction = ctx.attr(0).to_int();
+  const Tensor scale = times_optional(loss_scale(ctx.grad(0), reduction, x.numel()), w);
+  auto softplus_of_neg_x = [&] { return binary_cross_entropy_with_logits(x, ones_like(x), {}, "none"); };
+  Tensor grad_target;
+  if (ctx.needs_grad(1))  // pw softplus(-x) - softplus(x); -x without pos_weight
+    grad_target = scale * (pw.defined() ? pw * softplus_of_neg_x() -
+                                              binary_cross_entropy_with_logits(x, zeros_like(x), {}, "none")
+                                        : neg(x));
+  return {ctx.needs_grad(0) ? binary_cross_entropy_with_logits_backward(ctx.grad(0), x, t, w, pw, reduction)
+                            : Tensor(),
+          grad_target,
+          ctx.needs_grad(2) ? loss_scale(ctx.grad(0), reduction, x.numel()) *
+                                  binary_cross_entropy_with_logits(x, t, {}, "none", pw)
+                            : Tensor(),
+          ctx.needs_grad(3) ? scale * t * softplus_of_neg_x() : Tensor()};
+});
 EMBER_NON_DIFFERENTIABLE(one_hot);
 
-EMBER_DERIVATIVE_FULL(layer_norm, save_inputs({0, 1, 2}), save_inputs({1, 2}), {
-  const DimVector& ns = ctx.attr(0).to_ints();
-  auto [gi, gw, gb] = native_layer_norm_backward(
-      ctx.grad(0), ctx.input(0), IntList(ns.begin(), ns.end()), ctx.output(1), ctx.output(2),
-      ctx.input(1), ctx.input(2),
-      GradMask{ctx.needs_grad(0), ctx.needs_grad(1) && ctx.input_defined(1),
-               ctx.needs_grad(2) && ctx.input_defined(2)});
-  return {gi, gw, gb};
-});
+// ---- embedding, dropout, pad, interpolate -------------------------------------------------------
+
 EMBER_DERIVATIVE(embedding, save_inputs({1}), {
   const Attr& padding = ctx.attr(0);
   return {embedding_dense_backward(ctx.grad(0), ctx.input(1), ctx.input_sizes(0)[0],
@@ -56,6 +109,18 @@ EMBER_DERIVATIVE(embedding, save_inputs({1}), {
 EMBER_DERIVATIVE_FULL(dropout, save_none(), save_inputs({1}), {
   double p = ctx.attr(0).to_double();
   return {native_dropout_backward(ctx.grad(0), ctx.output(1), p < 1 ? 1.0 / (1.0 - p) : 0.0)};
+});
+EMBER_DERIVATIVE(pad, save_none(), {
+  return {pad_backward(ctx.grad(0), ints(ctx.input_sizes(0)), ints(ctx.attr(0).to_ints()),
+                       ctx.attr(1).to_string())};
+});
+// attrs: output sizes, mode, align_corners, then one scale (or None) per spatial dim.
+EMBER_DERIVATIVE(interpolate, save_none(), {
+  std::vector<std::optional<double>> scales;
+  for (size_t i = 3; i < ctx.num_attrs(); ++i)
+    scales.push_back(ctx.attr(i).is_none() ? std::nullopt : std::optional<double>(ctx.attr(i).to_double()));
+  return {interpolate_backward(ctx.grad(0), ints(ctx.input_sizes(0)), ctx.attr(1).to_string(),
+                               ctx.attr(2).to_bool(), scales)};
 });
 
 }  // namespace
