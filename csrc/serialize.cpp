@@ -26,33 +26,41 @@ void bind_serialize(py::module_& m) {
   m.def("_save_safetensors", &serialize::save_safetensors, py::arg("path"), py::arg("tensors"),
         py::arg("metadata"), py::call_guard<py::gil_scoped_release>(),
         "Writes a safetensors file atomically.");
-  m.def("_write_safetensors", [](const NamedTensors& tensors, const Metadata& metadata,
-                                 const py::function& write) {
-    // bytes, not a view of ember's memory: write() may keep what it is given.
-    serialize::write_safetensors(tensors, metadata, [&](const void* p, size_t n) {
-      write(py::bytes(static_cast<const char*>(p), n));
-    });
-  }, py::arg("tensors"), py::arg("metadata"), py::arg("write"),
-     "Streams a safetensors file to write(bytes), a chunk at a time.");
-  m.def("_read_safetensors_fd", [](int fd, const std::string& name) {
-    Contents contents;
-    {
-      py::gil_scoped_release release;
-      contents = serialize::read_safetensors(serialize::FileSource(fd, name));
-    }
-    return to_python(std::move(contents));
-  }, py::arg("fd"), py::arg("name"),
-     "Reads the safetensors file open as fd: ([(name, tensor)], metadata).");
-  m.def("_read_safetensors_bytes", [](const py::bytes& data, const std::string& name) {
-    std::string_view bytes(PyBytes_AS_STRING(data.ptr()), PyBytes_GET_SIZE(data.ptr()));
-    Contents contents;
-    {
-      py::gil_scoped_release release;  // `data` is immutable and stays referenced
-      contents = serialize::read_safetensors(serialize::MemorySource(bytes, name));
-    }
-    return to_python(std::move(contents));
-  }, py::arg("data"), py::arg("name"),
-     "Reads a safetensors file held in bytes: ([(name, tensor)], metadata).");
+  m.def(
+      "_write_safetensors",
+      [](const NamedTensors& tensors, const Metadata& metadata, const py::function& write) {
+        // bytes, not a view of ember's memory: write() may keep what it is given.
+        serialize::write_safetensors(tensors, metadata, [&](const void* p, size_t n) {
+          write(py::bytes(static_cast<const char*>(p), n));
+        });
+      },
+      py::arg("tensors"), py::arg("metadata"), py::arg("write"),
+      "Streams a safetensors file to write(bytes), a chunk at a time.");
+  m.def(
+      "_read_safetensors_fd",
+      [](int fd, const std::string& name) {
+        Contents contents;
+        {
+          py::gil_scoped_release release;
+          contents = serialize::read_safetensors(serialize::FileSource(fd, name));
+        }
+        return to_python(std::move(contents));
+      },
+      py::arg("fd"), py::arg("name"),
+      "Reads the safetensors file open as fd: ([(name, tensor)], metadata).");
+  m.def(
+      "_read_safetensors_bytes",
+      [](const py::bytes& data, const std::string& name) {
+        std::string_view bytes(PyBytes_AS_STRING(data.ptr()), PyBytes_GET_SIZE(data.ptr()));
+        Contents contents;
+        {
+          py::gil_scoped_release release;  // `data` is immutable and stays referenced
+          contents = serialize::read_safetensors(serialize::MemorySource(bytes, name));
+        }
+        return to_python(std::move(contents));
+      },
+      py::arg("data"), py::arg("name"),
+      "Reads a safetensors file held in bytes: ([(name, tensor)], metadata).");
 }
 
 }  // namespace ember::python

@@ -120,8 +120,7 @@ Contents read_safetensors(const ByteSource& source);
 using ByteSink = std::function<void(const void* data, size_t n)>;
 // Writes tensors (any layout or device; saved as contiguous CPU copies) and
 // metadata. Names must be unique and not "__metadata__".
-void write_safetensors(const NamedTensors& tensors, const Metadata& metadata,
-                       const ByteSink& sink);
+void write_safetensors(const NamedTensors& tensors, const Metadata& metadata, const ByteSink& sink);
 // The same into a file, atomically (atomic_file.h).
 void save_safetensors(const std::string& path, const NamedTensors& tensors,
                       const Metadata& metadata);

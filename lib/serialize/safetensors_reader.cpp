@@ -18,7 +18,9 @@ static_assert(std::endian::native == std::endian::little,
               "ember's safetensors reader and writer assume a little-endian machine");
 
 FileSource::FileSource(const std::string& path)
-    : ByteSource("'" + path + "'"), fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)), owns_fd_(true) {
+    : ByteSource("'" + path + "'"),
+      fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)),
+      owns_fd_(true) {
   EMBER_CHECK(fd_ >= 0, "cannot open '", path, "': ", std::strerror(errno));
   init_size();
 }

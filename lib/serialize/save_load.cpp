@@ -1,7 +1,6 @@
 // ember::save / ember::load (include/ember/serialize.h) over the safetensors
 // reader and writer.
 #include "ember/serialize.h"
-
 #include "serialize/safetensors.h"
 
 namespace ember {
@@ -38,8 +37,8 @@ std::map<std::string, Tensor> load(const std::string& path) {
 
 void load(const std::string& path, Tensor& tensor) {
   serialize::Contents contents = serialize::read_safetensors(serialize::FileSource(path));
-  EMBER_CHECK(contents.tensors.size() == 1, "load: '", path, "' holds ",
-              contents.tensors.size(), " tensors, not one; load(path) returns them all by name");
+  EMBER_CHECK(contents.tensors.size() == 1, "load: '", path, "' holds ", contents.tensors.size(),
+              " tensors, not one; load(path) returns them all by name");
   tensor = std::move(contents.tensors.front().second);
 }
 

@@ -16,6 +16,7 @@ The JSON of the nest, version 1: a node is
     {"dict": [[key, node], ...]}               key: a string or an integer
 and the metadata value is {"format_version": 1, "structure": node}.
 """
+import io
 import json
 import math
 import os
@@ -73,9 +74,9 @@ def load(f, map_location=None, weights_only=True):
             named, metadata = _C._read_safetensors_fd(file.fileno(), source)
     elif hasattr(f, "read"):
         source = "the file object"
-        data = f.read()
+        data = f.read() if not isinstance(f, io.TextIOBase) else ""
         if isinstance(data, str):
-            raise TypeError("ember.load: the file object returned str; open it in binary mode ('rb')")
+            raise TypeError("ember.load: f is a text file; open it in binary mode ('rb')")
         named, metadata = _C._read_safetensors_bytes(bytes(data), source)
     else:
         raise TypeError(f"ember.load: f must be a path or a binary file object, got {_type_name(f)}")

@@ -50,10 +50,11 @@ TEST_CASE("a failure before commit leaves the old file intact and no temporary",
   std::string path = dir.file("model.bin");
   ember::test::write_file(path, "old contents");
   SECTION("the body throws") {
-    CHECK_THROWS_AS(write_file_atomically(path, [](AtomicFileWriter& f) {
-                      f.write("half of the new", 15);
-                      throw std::runtime_error("crash in the middle");
-                    }),
+    CHECK_THROWS_AS(write_file_atomically(path,
+                                          [](AtomicFileWriter& f) {
+                                            f.write("half of the new", 15);
+                                            throw std::runtime_error("crash in the middle");
+                                          }),
                     std::runtime_error);
   }
   SECTION("the writer is dropped without commit") {
@@ -99,9 +100,9 @@ TEST_CASE("a write that fails midway (file size limit) throws and cleans up", "[
 
 TEST_CASE("unwritable targets give a clear error", "[serialize]") {
   TempDir dir;
-  CHECK_THROWS_WITH(AtomicFileWriter(dir.file("missing/x.bin")),
-                    Catch::Contains("cannot create a temporary file in '" + dir.path() +
-                                    "/missing'"));
+  CHECK_THROWS_WITH(
+      AtomicFileWriter(dir.file("missing/x.bin")),
+      Catch::Contains("cannot create a temporary file in '" + dir.path() + "/missing'"));
   std::filesystem::create_directory(dir.file("sub"));
   CHECK_THROWS_WITH(write_file_atomically(dir.file("sub"), [](AtomicFileWriter& f) {}),
                     Catch::Contains("cannot write '" + dir.file("sub") + "'"));
