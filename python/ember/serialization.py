@@ -131,6 +131,11 @@ class _Encoder:
         """The tensor's dotted path, made unique if another path spells the same
         (as {"a.b": x, "a": {"b": y}} do)."""
         base = ".".join(str(k) for k in path) if path else _ROOT_NAME
+        try:
+            base.encode("utf-8")
+        except UnicodeEncodeError as e:  # a lone surrogate: safetensors names are UTF-8
+            raise ValueError(f"ember.save: the path of {_where(path)} is not valid Unicode "
+                             f"({e.reason})") from None
         name, n = base, 1
         while name in self._names:
             n += 1

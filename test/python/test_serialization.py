@@ -267,6 +267,8 @@ def test_bad_keys_cycles_and_targets():
     loop.append(loop)
     with pytest.raises(ValueError, match=r"obj\[0\] contains itself"):
         ember.save(loop, io.BytesIO())
+    with pytest.raises(ValueError, match="is not valid Unicode"):
+        ember.save({"\ud800": ember.zeros(1)}, io.BytesIO())
     with pytest.raises(TypeError, match="f must be a path or a binary file object"):
         ember.save(ember.zeros(1), 42)
     with pytest.raises(TypeError, match="f must be a path or a binary file object"):
