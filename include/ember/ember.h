@@ -17,3 +17,4 @@
 #include "ember/ops/nn.h"
 #include "ember/ops/nn_backward.h"
 #include "ember/ops/shape_index.h"
+#include "ember/serialize.h"
