@@ -15,15 +15,15 @@ namespace ember {
 // Writes the tensors by name. Any layout or device: they are saved as contiguous
 // CPU copies, without autograd history. `metadata` goes to the file's
 // "__metadata__" (the key "ember" is reserved for ember.save's own use).
-void save(const std::string& path, const std::map<std::string, Tensor>& tensors,
+void save(const std::map<std::string, Tensor>& tensors, const std::string& path,
           const std::map<std::string, std::string>& metadata = {});
 // One tensor, under the name "tensor"; Python's ember.load returns it as a tensor.
-void save(const std::string& path, const Tensor& tensor);
+void save(const Tensor& tensor, const std::string& path);
 
 // Every tensor of a safetensors file, by name. Each owns its memory (CPU).
 std::map<std::string, Tensor> load(const std::string& path);
-// The tensor of a file that holds exactly one (as save(path, tensor) writes).
-void load(const std::string& path, Tensor& tensor);
+// The tensor of a file that holds exactly one (as save(tensor, path) writes).
+void load(Tensor& tensor, const std::string& path);
 // The file's "__metadata__" (empty when it has none).
 std::map<std::string, std::string> load_metadata(const std::string& path);
 

@@ -8,7 +8,7 @@ namespace ember {
 namespace {
 
 // The structure ember.save (Python) writes for a lone tensor, so that ember.load
-// returns a tensor rather than a dict for the files of save(path, tensor).
+// returns a tensor rather than a dict for the files of save(tensor, path).
 std::string lone_tensor_structure() {
   return detail::str("{\"format_version\":", serialize::kEmberFormatVersion,
                      ",\"structure\":{\"tensor\":\"tensor\"}}");
@@ -16,7 +16,7 @@ std::string lone_tensor_structure() {
 
 }  // namespace
 
-void save(const std::string& path, const std::map<std::string, Tensor>& tensors,
+void save(const std::map<std::string, Tensor>& tensors, const std::string& path,
           const std::map<std::string, std::string>& metadata) {
   EMBER_CHECK_VALUE(!metadata.count(serialize::kEmberMetadataKey), "save: the metadata key '",
                     serialize::kEmberMetadataKey, "' is reserved for ember.save's own use");
@@ -24,7 +24,7 @@ void save(const std::string& path, const std::map<std::string, Tensor>& tensors,
                               metadata);
 }
 
-void save(const std::string& path, const Tensor& tensor) {
+void save(const Tensor& tensor, const std::string& path) {
   serialize::save_safetensors(path, {{"tensor", tensor}},
                               {{serialize::kEmberMetadataKey, lone_tensor_structure()}});
 }
@@ -35,7 +35,7 @@ std::map<std::string, Tensor> load(const std::string& path) {
           std::make_move_iterator(contents.tensors.end())};
 }
 
-void load(const std::string& path, Tensor& tensor) {
+void load(Tensor& tensor, const std::string& path) {
   serialize::Contents contents = serialize::read_safetensors(serialize::FileSource(path));
   EMBER_CHECK(contents.tensors.size() == 1, "load: '", path, "' holds ", contents.tensors.size(),
               " tensors, not one; load(path) returns them all by name");

@@ -148,7 +148,7 @@ def test_file_layout_is_what_the_format_asks(tmp_path):
 
 
 def test_a_lone_tensor_is_stored_as_ember_cpp_stores_it(tmp_path):
-    # The C++ test pins the same metadata for ember::save(path, tensor).
+    # The C++ test pins the same metadata for ember::save(tensor, path).
     ember.save(ember.arange(3), tmp_path / "x")
     assert file_metadata(tmp_path / "x") == (
         ["tensor"], {"ember": '{"format_version":1,"structure":{"tensor":"tensor"}}'})
