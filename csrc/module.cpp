@@ -17,4 +17,6 @@ PYBIND11_MODULE(_C, m) {
   bind_shape_index(m, cls);
   bind_interop(m, cls);
   bind_autograd(m, cls);
+  bind_random(m, cls);
+  bind_threads(m);
 }
