@@ -387,7 +387,7 @@ class Failing(Dataset):
 
 class Slow(Dataset):
     def __getitem__(self, i):
-        time.sleep(0.1 if i else 1.0)
+        time.sleep(0.05 if i else 0.5)
         return i
 
     def __len__(self):
@@ -443,6 +443,18 @@ def test_worker_error_is_reraised_with_its_traceback():
     assert "Caught KeyError" in str(err.value)
 
 
+def test_worker_error_of_a_local_exception_class_arrives_as_runtime_error():
+    class LocalError(Exception):
+        pass
+
+    class Broken(Range):
+        def __getitem__(self, i):
+            raise LocalError("local failure")
+
+    with pytest.raises(RuntimeError, match="LocalError: local failure"):
+        next(iter(DataLoader(Broken(4), num_workers=1, timeout=10)))
+
+
 def test_worker_init_fn_error_is_reraised():
     def init(worker_id):
         raise RuntimeError(f"init of {worker_id} failed")
@@ -470,6 +482,16 @@ def test_early_break_and_garbage_collection_shut_workers_down():
     del it
     gc.collect()
     assert_workers_exit(workers)
+    # an iterator that dies in a reference cycle (as one held by a traceback does)
+    it = iter(DataLoader(Range(1000), batch_size=2, num_workers=2))
+    next(it)
+    workers = list(it._workers)
+    it.cycle = it
+    del it
+    start = time.time()
+    gc.collect()
+    assert_workers_exit(workers)
+    assert time.time() - start < 3
 
 
 def test_workers_exit_after_a_full_epoch():

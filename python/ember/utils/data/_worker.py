@@ -2,6 +2,7 @@
 lists in, batches out) and get_worker_info(); and ExceptionWrapper, which
 carries an exception and its worker traceback back to the main process."""
 import os
+import pickle
 import queue
 import random
 import sys
@@ -11,11 +12,23 @@ import ember
 
 from . import _fetch
 
+# Imported here, in the main process: an import inside a freshly forked worker can
+# trip over an import lock that another thread of the parent held at the fork.
+try:
+    import numpy.random as _np_random
+except ImportError:
+    _np_random = None
+
 __all__ = ["WorkerInfo", "get_worker_info"]
 
-# How long a blocking queue operation waits before checking that the other side
-# (the main process, or a worker) is still alive.
+# How long the main process waits for a result before checking that the workers
+# are still alive.
 MP_STATUS_CHECK_INTERVAL = 5.0
+# How long a worker waits for a request before checking that the main process is
+# alive and has not asked it to stop. The stop request normally arrives as None on
+# its index queue, but when the iterator dies in a garbage-collected cycle, the
+# queue's own finalizer may have ended the thread that would send it.
+WORKER_POLL_INTERVAL = 0.2
 
 
 class WorkerInfo:
@@ -57,6 +70,12 @@ class ExceptionWrapper:
         self.exc_type = exc_info[0]
         self.exc_msg = "".join(traceback.format_exception(*exc_info))
         self.where = where
+        try:
+            pickle.dumps(self.exc_type)
+        except Exception:
+            # A class that cannot travel to the main process (one defined in a function):
+            # it arrives as a RuntimeError, its name still in the traceback.
+            self.exc_type = RuntimeError
 
     def reraise(self):
         msg = f"Caught {self.exc_type.__name__} {self.where}.\nOriginal {self.exc_msg}"
@@ -101,12 +120,9 @@ def _seed_worker(seed, worker_id):
     # derived from both, so random augmentations differ from worker to worker.
     random.seed(seed)
     ember.manual_seed(seed)
-    try:
-        import numpy as np
-    except ImportError:
-        return
-    base = seed - worker_id
-    np.random.seed(np.random.SeedSequence([worker_id, base & 0xFFFFFFFF, base >> 32]).generate_state(4))
+    if _np_random is not None:
+        base = seed - worker_id
+        _np_random.seed(_np_random.SeedSequence([worker_id, base & 0xFFFFFFFF, base >> 32]).generate_state(4))
 
 
 def _worker_loop(kind, dataset, index_queue, data_queue, done_event, auto_collation, collate_fn,
@@ -132,8 +148,10 @@ def _worker_loop(kind, dataset, index_queue, data_queue, done_event, auto_collat
         watchdog = _ParentWatchdog()
         while watchdog.is_alive():
             try:
-                r = index_queue.get(timeout=MP_STATUS_CHECK_INTERVAL)
+                r = index_queue.get(timeout=WORKER_POLL_INTERVAL)
             except queue.Empty:
+                if done_event.is_set():
+                    break
                 continue
             if isinstance(r, _ResumeIteration):
                 # A new epoch with persistent workers: a fresh stream for iterable datasets.
