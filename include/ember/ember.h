@@ -19,3 +19,4 @@
 #include "ember/ops/nn_backward.h"
 #include "ember/ops/shape_index.h"
 #include "ember/ops/random.h"
+#include "ember/data.h"
