@@ -21,9 +21,14 @@ Generator* pop_generator(py::kwargs& kw) {
 
 namespace {
 
-// A seed as PyTorch takes it: any integer in [-2^63, 2^64); negative ones are
-// taken modulo 2^64.
-uint64_t seed_from(const py::int_& seed) {
+// A seed as PyTorch takes it: any integer (numpy's too) in [-2^63, 2^64);
+// negative ones are taken modulo 2^64.
+uint64_t seed_from(py::handle obj) {
+  if (!PyIndex_Check(obj.ptr()))
+    throw TypeError(detail::str("manual_seed: expected an integer seed, got ",
+                                std::string(py::str(py::type::handle_of(obj).attr("__name__")))));
+  py::int_ seed = py::reinterpret_steal<py::int_>(PyNumber_Index(obj.ptr()));
+  if (!seed) throw py::error_already_set();
   int overflow = 0;
   long long v = PyLong_AsLongLongAndOverflow(seed.ptr(), &overflow);
   if (!overflow) return static_cast<uint64_t>(v);
@@ -72,7 +77,7 @@ void bind_random(py::module_& m, TensorClass& cls) {
         return new Generator(Generator::kDefaultSeed, device_from(device));
       }), py::arg("device") = "cpu")
       .def_property_readonly("device", &Generator::device)
-      .def("manual_seed", [](py::object self, const py::int_& seed) {
+      .def("manual_seed", [](py::object self, py::handle seed) {
         self.cast<Generator&>().manual_seed(seed_from(seed));
         return self;
       }, py::arg("seed"))
@@ -94,7 +99,7 @@ void bind_random(py::module_& m, TensorClass& cls) {
           }));
   m.attr("default_generator") = py::cast(&default_generator(), py::return_value_policy::reference);
 
-  m.def("manual_seed", [](const py::int_& s) -> Generator& { return manual_seed(seed_from(s)); },
+  m.def("manual_seed", [](py::handle s) -> Generator& { return manual_seed(seed_from(s)); },
         py::arg("seed"), py::return_value_policy::reference);
   m.def("initial_seed", []() { return initial_seed(); });
   m.def("seed", []() { return seed(); });

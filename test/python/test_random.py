@@ -89,6 +89,9 @@ def test_manual_seed_returns_the_generator_and_seed_accessors():
     assert g.initial_seed() == 2**64 - 1
     with pytest.raises(RuntimeError):
         g.manual_seed(2**64)
+    assert g.manual_seed(np.int64(8)).initial_seed() == 8
+    with pytest.raises(TypeError):
+        g.manual_seed(1.5)
     assert g.device == ember.device("cpu")
     assert ember.Generator(device="cpu").device.type == "cpu"
 
