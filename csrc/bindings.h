@@ -28,6 +28,13 @@ Device device_from(py::handle obj);
 // "2, 3" or "(2, 3)" or "[2, 3]" as a shape.
 IntList shape_from_args(const py::args& args, const char* op);
 
+// dtype=, device=, requires_grad= of a factory (other keywords raise TypeError).
+TensorOptions options_from(const py::kwargs& kw, const char* op);
+// generator=: an ember.Generator or None (nullptr: the default generator).
+Generator* generator_from(py::handle obj);
+// Removes generator= from kw and returns it (nullptr when absent or None).
+Generator* pop_generator(py::kwargs& kw);
+
 void bind_errors(py::module_& m);
 void bind_types(py::module_& m);
 TensorClass bind_tensor(py::module_& m);
@@ -42,6 +49,8 @@ void bind_shape_index(py::module_& m, TensorClass& cls);
 void bind_interop(py::module_& m, TensorClass& cls);
 void bind_autograd(py::module_& m, TensorClass& cls);
 void bind_serialize(py::module_& m);
+void bind_random(py::module_& m, TensorClass& cls);
+void bind_threads(py::module_& m);
 
 }  // namespace ember::python
 

@@ -1,10 +1,9 @@
 // ember.zeros, ember.arange, ember.randn, ... : shapes given as varargs or one
-// sequence, plus dtype=, device=, requires_grad= as in PyTorch.
+// sequence, plus dtype=, device=, requires_grad= (and generator= for the random
+// ones) as in PyTorch.
 #include "bindings.h"
 
 namespace ember::python {
-
-namespace {
 
 TensorOptions options_from(const py::kwargs& kw, const char* op) {
   TensorOptions o;
@@ -16,7 +15,7 @@ TensorOptions options_from(const py::kwargs& kw, const char* op) {
       if (!v.is_none()) o = o.device(device_from(v));
     } else if (key == "requires_grad") {
       o = o.requires_grad(v.cast<bool>());
-    } else if (key == "generator" || key == "layout" || key == "pin_memory" || key == "out" ||
+    } else if (key == "layout" || key == "pin_memory" || key == "out" ||
                key == "memory_format") {
       if (!v.is_none() && !(key == "pin_memory" && !v.cast<bool>()))
         throw NotImplementedError(detail::str(op, ": argument '", key, "' is not supported"));
@@ -27,12 +26,17 @@ TensorOptions options_from(const py::kwargs& kw, const char* op) {
   return o;
 }
 
+namespace {
+
+IntList shape_from(const py::args& args, py::kwargs& kw, const char* op) {
+  if (kw.contains("size")) return py::object(kw.attr("pop")("size")).cast<IntList>();
+  return shape_from_args(args, op);
+}
+
 template <typename F>
 void def_shape_factory(py::module_& m, const char* name, F make) {
   m.def(name, [make, name](py::args args, py::kwargs kw) {
-    IntList shape;
-    if (kw.contains("size")) shape = py::object(kw.attr("pop")("size")).cast<IntList>();
-    else shape = shape_from_args(args, name);
+    IntList shape = shape_from(args, kw, name);
     return make(shape, options_from(kw, name));
   });
 }
@@ -48,8 +52,16 @@ void bind_factories(py::module_& m) {
   def_shape_factory(m, "empty", [](const IntList& s, TensorOptions o) { return empty(s, o); });
   def_shape_factory(m, "zeros", [](const IntList& s, TensorOptions o) { return zeros(s, o); });
   def_shape_factory(m, "ones", [](const IntList& s, TensorOptions o) { return ones(s, o); });
-  def_shape_factory(m, "rand", [](const IntList& s, TensorOptions o) { return rand(s, o); });
-  def_shape_factory(m, "randn", [](const IntList& s, TensorOptions o) { return randn(s, o); });
+  m.def("rand", [](py::args args, py::kwargs kw) {
+    IntList shape = shape_from(args, kw, "rand");
+    Generator* g = pop_generator(kw);
+    return rand(shape, g, options_from(kw, "rand"));
+  });
+  m.def("randn", [](py::args args, py::kwargs kw) {
+    IntList shape = shape_from(args, kw, "randn");
+    Generator* g = pop_generator(kw);
+    return randn(shape, g, options_from(kw, "randn"));
+  });
   def_like_factory(m, "empty_like", [](const Tensor& t, TensorOptions o) { return empty_like(t, o); });
   def_like_factory(m, "zeros_like", [](const Tensor& t, TensorOptions o) { return zeros_like(t, o); });
   def_like_factory(m, "ones_like", [](const Tensor& t, TensorOptions o) { return ones_like(t, o); });
@@ -95,18 +107,19 @@ void bind_factories(py::module_& m) {
     }
     if (kw.contains("low")) pos.insert(pos.begin(), py::object(kw.attr("pop")("low")).release());
     if (kw.contains("high")) pos.push_back(py::object(kw.attr("pop")("high")).release());
-    if (pos.size() == 1) return randint(pos[0].cast<int64_t>(), size, options_from(kw, "randint"));
+    Generator* g = pop_generator(kw);
+    if (pos.size() == 1) return randint(pos[0].cast<int64_t>(), size, g, options_from(kw, "randint"));
     if (pos.size() == 2)
-      return randint(pos[0].cast<int64_t>(), pos[1].cast<int64_t>(), size, options_from(kw, "randint"));
+      return randint(pos[0].cast<int64_t>(), pos[1].cast<int64_t>(), size, g, options_from(kw, "randint"));
     throw TypeError("randint() expects (high, size) or (low, high, size)");
   });
-  m.def("randperm", [](int64_t n, py::kwargs kw) { return randperm(n, options_from(kw, "randperm")); });
+  m.def("randperm", [](int64_t n, py::kwargs kw) {
+    Generator* g = pop_generator(kw);
+    return randperm(n, g, options_from(kw, "randperm"));
+  }, py::arg("n"));
   m.def("scalar_tensor", [](const Scalar& v, py::kwargs kw) {
     return scalar_tensor(v, options_from(kw, "scalar_tensor"));
   });
-  m.def("manual_seed", [](int64_t s) { manual_seed(static_cast<uint64_t>(s)); });
-  m.def("initial_seed", []() { return initial_seed(); });
-  m.def("seed", []() { return seed(); });
   m.def("_wrap_number", &wrap_number);
 }
 

@@ -18,4 +18,6 @@ PYBIND11_MODULE(_C, m) {
   bind_interop(m, cls);
   bind_autograd(m, cls);
   bind_serialize(m);
+  bind_random(m, cls);
+  bind_threads(m);
 }

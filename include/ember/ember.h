@@ -8,6 +8,7 @@
 #include "ember/options.h"
 #include "ember/scalar.h"
 #include "ember/tensor.h"
+#include "ember/threads.h"
 #include "ember/ops/external.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/views.h"
@@ -18,3 +19,5 @@
 #include "ember/ops/nn_backward.h"
 #include "ember/ops/shape_index.h"
 #include "ember/serialize.h"
+#include "ember/ops/random.h"
+#include "ember/data.h"

@@ -14,6 +14,7 @@
 
 #include "ember/device.h"
 #include "ember/dtype.h"
+#include "ember/generator.h"
 #include "ember/scalar.h"
 #include "ember/tensor_impl.h"
 
@@ -120,6 +121,7 @@ class Tensor {
 #include "ember/methods/linalg.inc"
 #include "ember/methods/nn.inc"
 #include "ember/methods/shape_index.inc"
+#include "ember/methods/random.inc"
 
  private:
   TensorImpl* checked() const {

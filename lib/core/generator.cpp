@@ -1,33 +1,113 @@
 #include "ember/generator.h"
 
 #include <chrono>
+#include <cstring>
+#include <random>
+
+#include "ember/error.h"
+#include "ember/ops/factories.h"
+#include "ember/tensor.h"
 
 namespace ember {
 
-void Generator::manual_seed(uint64_t seed) {
+namespace {
+
+void check_device(Device device) {
+  // Philox is device-independent, but no backend other than the CPU exists yet to use it.
+  EMBER_CHECK(device.is_cpu(), "Generator: device '", device.str(),
+              "' is not available in this build; only 'cpu' generators exist");
+}
+
+}  // namespace
+
+Generator::Generator(uint64_t seed, Device device) : device_(device), seed_(seed) {
+  check_device(device);
+}
+
+Generator& Generator::manual_seed(uint64_t seed) {
   std::lock_guard<std::mutex> lock(mutex_);
   seed_ = seed;
   offset_ = 0;
+  return *this;
 }
 
-uint64_t Generator::reserve(uint64_t n) {
+uint64_t Generator::seed() {
+  // random_device alone may be deterministic on some platforms; the clock breaks ties.
+  std::random_device rd;
+  uint64_t s = (uint64_t(rd()) << 32) ^ rd() ^
+               static_cast<uint64_t>(std::chrono::high_resolution_clock::now().time_since_epoch().count());
+  manual_seed(s);
+  return s;
+}
+
+uint64_t Generator::initial_seed() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  uint64_t start = offset_;
+  return seed_;
+}
+
+PhiloxState Generator::reserve(uint64_t n) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  PhiloxState start{seed_, offset_};
   offset_ += n;
   return start;
+}
+
+PhiloxState Generator::state() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return {seed_, offset_};
+}
+
+void Generator::set_state(PhiloxState state) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  seed_ = state.seed;
+  offset_ = state.offset;
+}
+
+Tensor Generator::get_state() const {
+  PhiloxState s = state();
+  Tensor out = empty(IntList{kStateBytes}, TensorOptions(kUInt8));
+  uint8_t* p = out.data_ptr<uint8_t>();
+  for (int i = 0; i < 8; ++i) {
+    p[i] = static_cast<uint8_t>(s.seed >> (8 * i));
+    p[8 + i] = static_cast<uint8_t>(s.offset >> (8 * i));
+  }
+  return out;
+}
+
+void Generator::set_state(const Tensor& state) {
+  EMBER_CHECK_TYPE(state.defined() && state.dtype() == kUInt8,
+                   "set_state: expected a uint8 tensor (as get_state returns), got ",
+                   state.defined() ? dtype_name(state.dtype()) : "an undefined tensor");
+  EMBER_CHECK(state.numel() == kStateBytes, "set_state: expected a generator state of ",
+              kStateBytes, " bytes but found the input RNG state size to be ", state.numel());
+  Tensor bytes = state.cpu().contiguous();
+  const uint8_t* p = bytes.data_ptr<uint8_t>();
+  PhiloxState s;
+  for (int i = 0; i < 8; ++i) {
+    s.seed |= uint64_t(p[i]) << (8 * i);
+    s.offset |= uint64_t(p[8 + i]) << (8 * i);
+  }
+  set_state(s);
 }
 
 Generator& default_generator() {
   static Generator g;
   return g;
 }
-void manual_seed(uint64_t seed) { default_generator().manual_seed(seed); }
-uint64_t initial_seed() { return default_generator().initial_seed(); }
-uint64_t seed() {
-  uint64_t s = static_cast<uint64_t>(std::chrono::high_resolution_clock::now().time_since_epoch().count());
-  manual_seed(s);
-  return s;
+
+Generator& generator_or_default(Generator* generator, Device device, const char* op) {
+  if (!generator) return default_generator();
+  EMBER_CHECK(generator->device().type == device.type, op, ": expected a '", Device(device.type).str(),
+              "' generator for a tensor on ", device.str(), ", but found a '",
+              generator->device().str(), "' generator");
+  return *generator;
 }
+
+Generator& manual_seed(uint64_t seed) { return default_generator().manual_seed(seed); }
+uint64_t initial_seed() { return default_generator().initial_seed(); }
+uint64_t seed() { return default_generator().seed(); }
+Tensor get_rng_state() { return default_generator().get_state(); }
+void set_rng_state(const Tensor& state) { default_generator().set_state(state); }
 
 std::array<uint32_t, 4> philox(uint64_t key, uint64_t counter_hi, uint64_t counter_lo) {
   uint32_t k0 = static_cast<uint32_t>(key), k1 = static_cast<uint32_t>(key >> 32);

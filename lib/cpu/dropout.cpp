@@ -22,8 +22,8 @@ void dropout_kernel(OpCall& c) {
   Tensor dense = out.is_contiguous() ? out : empty(input.sizes(), TensorOptions(input.dtype()));
   Tensor mask = empty(input.sizes(), TensorOptions(kBool));
   const int64_t n = input.numel(), groups = (n + 3) / 4;
-  Generator& gen = default_generator();
-  const uint64_t key = gen.initial_seed(), offset = gen.reserve(static_cast<uint64_t>(groups));
+  const PhiloxState stream = default_generator().reserve(static_cast<uint64_t>(groups));
+  const uint64_t key = stream.seed, offset = stream.offset;
   // keep when the 32-bit word >= p * 2^32: probability 1 - p (p = 1 keeps nothing).
   const uint64_t threshold = static_cast<uint64_t>(p * 4294967296.0);
   const double scale = p < 1.0 ? 1.0 / (1.0 - p) : 0.0;

@@ -1,5 +1,6 @@
 // Random kernels. Element i of the (logical, row-major) tensor draws from
-// philox(seed, counter = offset + i), so results do not depend on threading.
+// philox(seed, counter = offset + i), so results do not depend on threading. The
+// op function reserved (seed, offset) from the generator (lib/ops/random_call.h).
 #include <cmath>
 
 #include "cpu/dtype_dispatch.h"
@@ -8,6 +9,7 @@
 #include "ember/generator.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/views.h"
+#include "ops/random_call.h"
 
 namespace ember::cpu {
 namespace {
@@ -22,11 +24,12 @@ inline double unit_double(uint32_t hi, uint32_t lo) {
 // Fills a tensor with gen(words) for each element, through a contiguous buffer
 // when the tensor itself is not contiguous.
 template <typename T, typename Gen>
-void generate(const Tensor& out, const Gen& gen) {
+void generate(const OpCall& c, const Gen& gen) {
+  const Tensor& out = c.outputs[0];
   Tensor dense = out.is_contiguous() ? out : empty(out.sizes(), TensorOptions(out.dtype()));
   T* p = static_cast<T*>(dense.data_ptr());
-  Generator& g = default_generator();
-  uint64_t key = g.initial_seed(), offset = g.reserve(static_cast<uint64_t>(out.numel()));
+  const PhiloxState stream = philox_of(c);
+  const uint64_t key = stream.seed, offset = stream.offset;
   parallel_for(0, out.numel(), kGrainSize / 4, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) p[i] = gen(philox(key, 0, offset + static_cast<uint64_t>(i)));
   });
@@ -40,7 +43,7 @@ void uniform_kernel(OpCall& c) {
   const Tensor& out = c.outputs[0];
   double lo = c.attr(0).to_double(), hi = c.attr(1).to_double();
   EMBER_DISPATCH_FLOATING(out.dtype(), "uniform_", [&] {
-    generate<scalar_t>(out, [=](std::array<uint32_t, 4> w) {
+    generate<scalar_t>(c, [=](std::array<uint32_t, 4> w) {
       double u = unit_double(w[0], w[1]);
       // float rounding may reach hi; keep the interval half-open as documented
       double v = lo + (hi - lo) * u;
@@ -55,7 +58,7 @@ void normal_kernel(OpCall& c) {
   const Tensor& out = c.outputs[0];
   double mean = c.attr(0).to_double(), std = c.attr(1).to_double();
   EMBER_DISPATCH_FLOATING(out.dtype(), "normal_", [&] {
-    generate<scalar_t>(out, [=](std::array<uint32_t, 4> w) {
+    generate<scalar_t>(c, [=](std::array<uint32_t, 4> w) {
       double u1 = 1.0 - unit_double(w[0], w[1]);  // (0, 1]: log is finite
       double u2 = unit_double(w[2], w[3]);
       double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(kTwoPi * u2);
@@ -66,12 +69,13 @@ void normal_kernel(OpCall& c) {
 
 void random_kernel(OpCall& c) {
   const Tensor& out = c.outputs[0];
-  int64_t lo = c.attr(0).to_int(), hi = c.attr(1).to_int();
-  uint64_t range = static_cast<uint64_t>(hi - lo);
+  // In uint64 arithmetic, so that spans up to 2^64 (the whole int64 range) work.
+  const uint64_t lo = static_cast<uint64_t>(c.attr(0).to_int());
+  const uint64_t span = static_cast<uint64_t>(c.attr(1).to_int());
   EMBER_DISPATCH_ALL(out.dtype(), "random_", [&] {
-    generate<scalar_t>(out, [=](std::array<uint32_t, 4> w) {
+    generate<scalar_t>(c, [=](std::array<uint32_t, 4> w) {
       uint64_t r = (uint64_t(w[0]) << 32) | w[1];
-      return convert<scalar_t>(lo + static_cast<int64_t>(r % range));
+      return convert<scalar_t>(static_cast<int64_t>(lo + (span ? r % span : r)));
     });
   });
 }
@@ -80,7 +84,7 @@ void bernoulli_kernel(OpCall& c) {
   const Tensor& out = c.outputs[0];
   double p = c.attr(0).to_double();
   EMBER_DISPATCH_ALL(out.dtype(), "bernoulli_", [&] {
-    generate<scalar_t>(out, [=](std::array<uint32_t, 4> w) {
+    generate<scalar_t>(c, [=](std::array<uint32_t, 4> w) {
       return convert<scalar_t>(unit_double(w[0], w[1]) < p ? 1 : 0);
     });
   });
@@ -91,8 +95,8 @@ void randperm_kernel(OpCall& c) {
   int64_t n = out.numel();
   std::vector<int64_t> perm(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) perm[i] = i;
-  Generator& g = default_generator();
-  uint64_t key = g.initial_seed(), offset = g.reserve(static_cast<uint64_t>(n));
+  const PhiloxState stream = philox_of(c);
+  const uint64_t key = stream.seed, offset = stream.offset;
   for (int64_t i = n - 1; i > 0; --i) {  // Fisher-Yates
     auto w = philox(key, 0, offset + static_cast<uint64_t>(i));
     uint64_t r = ((uint64_t(w[0]) << 32) | w[1]) % static_cast<uint64_t>(i + 1);

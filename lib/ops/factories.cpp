@@ -5,7 +5,6 @@
 #include <cmath>
 
 #include "dispatch/dispatcher.h"
-#include "ember/generator.h"
 #include "ember/ops/views.h"
 
 namespace ember {
@@ -147,39 +146,7 @@ Tensor eye(int64_t n, std::optional<int64_t> m, TensorOptions options) {
   return finish(out, options);
 }
 
-Tensor rand(const IntList& sizes, TensorOptions options) {
-  DType dt = options.dtype_or(default_dtype());
-  EMBER_CHECK_TYPE(is_floating(dt), "rand: expected a floating dtype, got ", dtype_name(dt));
-  Tensor out = empty(sizes, options.dtype(dt).requires_grad(false));
-  run_inplace(OpId::uniform_, out, {Attr(0.0), Attr(1.0)});
-  return finish(out, options);
-}
-
-Tensor randn(const IntList& sizes, TensorOptions options) {
-  DType dt = options.dtype_or(default_dtype());
-  EMBER_CHECK_TYPE(is_floating(dt), "randn: expected a floating dtype, got ", dtype_name(dt));
-  Tensor out = empty(sizes, options.dtype(dt).requires_grad(false));
-  run_inplace(OpId::normal_, out, {Attr(0.0), Attr(1.0)});
-  return finish(out, options);
-}
-
-Tensor randint(int64_t low, int64_t high, const IntList& sizes, TensorOptions options) {
-  EMBER_CHECK(low < high, "randint: random_ expects 'from' to be less than 'to', but got from=",
-              low, " >= to=", high);
-  Tensor out = empty(sizes, options.dtype(options.dtype_or(kInt64)).requires_grad(false));
-  run_inplace(OpId::random_, out, {Attr(low), Attr(high)});
-  return finish(out, options);
-}
-Tensor randint(int64_t high, const IntList& sizes, TensorOptions options) {
-  return randint(0, high, sizes, options);
-}
-
-Tensor randperm(int64_t n, TensorOptions options) {
-  EMBER_CHECK(n >= 0, "randperm: n must be non-negative, got ", n);
-  Tensor out = empty(IntList{n}, options.dtype(options.dtype_or(kInt64)).requires_grad(false));
-  run_inplace(OpId::randperm, out, {});
-  return finish(out, options);
-}
+// rand, randn, randint and randperm are in random.cpp.
 
 template <typename T>
 Tensor from_vector(const std::vector<T>& values, const IntList& sizes, TensorOptions options) {

@@ -12,6 +12,7 @@ from . import autograd  # noqa: E402,F401
 from .autograd import enable_grad, inference_mode, no_grad, set_grad_enabled  # noqa: E402,F401
 from . import nn  # noqa: E402,F401  (ember.nn.functional)
 from .serialization import load, save  # noqa: E402,F401
+from . import utils  # noqa: E402,F401  (ember.utils.data)
 
 float = float32  # noqa: A001
 double = float64

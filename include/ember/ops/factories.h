@@ -31,12 +31,20 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step = 1, Te
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, TensorOptions options = {});
 Tensor eye(int64_t n, std::optional<int64_t> m = std::nullopt, TensorOptions options = {});
 
+// Random factories; the forms with a generator draw from it (nullptr: the default
+// generator), the others from the default generator (see ember/generator.h).
 Tensor rand(const IntList& sizes, TensorOptions options = {});
+Tensor rand(const IntList& sizes, Generator* generator, TensorOptions options = {});
 Tensor randn(const IntList& sizes, TensorOptions options = {});
+Tensor randn(const IntList& sizes, Generator* generator, TensorOptions options = {});
 // Integers in [low, high); dtype int64 unless given.
 Tensor randint(int64_t low, int64_t high, const IntList& sizes, TensorOptions options = {});
+Tensor randint(int64_t low, int64_t high, const IntList& sizes, Generator* generator,
+               TensorOptions options = {});
 Tensor randint(int64_t high, const IntList& sizes, TensorOptions options = {});
+Tensor randint(int64_t high, const IntList& sizes, Generator* generator, TensorOptions options = {});
 Tensor randperm(int64_t n, TensorOptions options = {});
+Tensor randperm(int64_t n, Generator* generator, TensorOptions options = {});
 
 // A 0-dim tensor holding a number (dtype from the number's kind unless given).
 Tensor scalar_tensor(const Scalar& value, TensorOptions options = {});
