@@ -41,6 +41,7 @@ void bind_nn_backward(py::module_& m);
 void bind_shape_index(py::module_& m, TensorClass& cls);
 void bind_interop(py::module_& m, TensorClass& cls);
 void bind_autograd(py::module_& m, TensorClass& cls);
+void bind_optim(py::module_& m);
 
 }  // namespace ember::python
 

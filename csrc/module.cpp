@@ -17,4 +17,5 @@ PYBIND11_MODULE(_C, m) {
   bind_shape_index(m, cls);
   bind_interop(m, cls);
   bind_autograd(m, cls);
+  bind_optim(m);
 }

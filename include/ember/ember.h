@@ -16,4 +16,6 @@
 #include "ember/ops/linalg.h"
 #include "ember/ops/nn.h"
 #include "ember/ops/nn_backward.h"
+#include "ember/ops/optim.h"
 #include "ember/ops/shape_index.h"
+#include "ember/optim.h"

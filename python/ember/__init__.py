@@ -11,6 +11,7 @@ from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noq
 from . import autograd  # noqa: E402,F401
 from .autograd import enable_grad, inference_mode, no_grad, set_grad_enabled  # noqa: E402,F401
 from . import nn  # noqa: E402,F401  (ember.nn.functional)
+from . import optim  # noqa: E402,F401
 
 float = float32  # noqa: A001
 double = float64

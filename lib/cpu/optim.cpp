@@ -1,0 +1,203 @@
+// CPU kernels of the fused optimizer updates (lib/dispatch/ops/optim.def).
+// Each is one parallel loop over the parameter's elements that reads the
+// gradient and the state once and writes the parameter and the state once.
+// The arithmetic follows torch.optim's foreach=False code step by step (in
+// the parameter's dtype, with the hyperparameters rounded to it, as PyTorch's
+// kernels do with a Python number), so results agree to the last bits.
+#include <cmath>
+
+#include "cpu/dtype_dispatch.h"
+#include "cpu/lerp.h"
+#include "cpu/parallel.h"
+#include "dispatch/dispatcher.h"
+#include "ember/ops/views.h"
+
+#define EMBER_DISPATCH_OPTIM(dtype, op, ...)                    \
+  switch (dtype) {                                              \
+    EMBER_DTYPE_CASE(Float32, float, __VA_ARGS__)               \
+    EMBER_DTYPE_CASE(Float64, double, __VA_ARGS__)              \
+    default: ::ember::cpu::throw_unsupported_dtype(op, dtype);  \
+  }
+
+namespace ember::cpu {
+namespace {
+
+// The loops run over contiguous memory: a non-contiguous gradient is read
+// through a contiguous copy, and a non-contiguous parameter or state tensor is
+// updated in a contiguous copy that write_back() copies into it.
+class DenseOperands {
+ public:
+  explicit DenseOperands(const OpCall& c) : call_(c) {
+    for (const Tensor& t : c.inputs) dense_.push_back(t.defined() ? t.contiguous() : Tensor());
+  }
+  // nullptr for an optional input left out.
+  template <typename T>
+  T* data(size_t i) const {
+    return dense_[i].defined() ? static_cast<T*>(dense_[i].data_ptr()) : nullptr;
+  }
+  int64_t numel() const { return dense_[0].numel(); }
+  void write_back() const {
+    for (size_t i = 0; i < dense_.size(); ++i) {
+      // inputs[1] is the gradient: read only.
+      if (i == 1 || !dense_[i].defined() || dense_[i].is_same(call_.in(i))) continue;
+      Tensor target = call_.in(i);
+      copy_(target, dense_[i]);
+    }
+  }
+
+ private:
+  const OpCall& call_;
+  SmallVector<Tensor, 6> dense_;
+};
+
+// Runs body(i) for every element, split across threads.
+template <typename Body>
+void for_each_element(int64_t n, const Body& body) {
+  parallel_for(0, n, kGrainSize / 4, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) body(i);
+  });
+}
+
+// torch.maximum: NaN wins.
+template <typename T>
+inline T max_propagate_nan(T a, T b) {
+  return (a > b || a != a) ? a : b;
+}
+
+// The gradient as the update rule sees it: negated to maximize, plus the
+// L2 penalty weight_decay * param (skipped at 0, so an inf param stays out).
+template <typename T>
+inline T effective_grad(T g, T p, bool maximize, bool has_decay, T weight_decay) {
+  if (maximize) g = -g;
+  return has_decay ? g + weight_decay * p : g;
+}
+
+void sgd_step_kernel(OpCall& c) {
+  DenseOperands d(c);
+  const double lr = c.attr(0).to_double(), momentum = c.attr(1).to_double(),
+               dampening = c.attr(2).to_double(), weight_decay = c.attr(3).to_double();
+  const bool nesterov = c.attr(4).to_bool(), maximize = c.attr(5).to_bool(),
+             init_buffer = c.attr(6).to_bool(), has_decay = weight_decay != 0;
+  EMBER_DISPATCH_OPTIM(c.in(0).dtype(), c.name(), [&] {
+    using T = scalar_t;
+    T* p = d.data<T>(0);
+    const T* g = d.data<T>(1);
+    T* buf = d.data<T>(2);
+    const T wd = T(weight_decay), mom = T(momentum), keep = T(1 - dampening), neg_lr = T(-lr);
+    for_each_element(d.numel(), [&](int64_t i) {
+      T gi = effective_grad(g[i], p[i], maximize, has_decay, wd);
+      if (buf) {
+        const T b = init_buffer ? gi : buf[i] * mom + keep * gi;
+        buf[i] = b;
+        gi = nesterov ? gi + mom * b : b;
+      }
+      p[i] = p[i] + neg_lr * gi;
+    });
+  });
+  d.write_back();
+}
+
+void adam_step_kernel(OpCall& c) {
+  DenseOperands d(c);
+  const double lr = c.attr(0).to_double(), beta1 = c.attr(1).to_double(),
+               beta2 = c.attr(2).to_double(), eps = c.attr(3).to_double(),
+               weight_decay = c.attr(4).to_double(), step = c.attr(5).to_double();
+  const bool maximize = c.attr(6).to_bool(), decoupled = c.attr(7).to_bool();
+  const bool coupled_decay = weight_decay != 0 && !decoupled;
+  const bool decoupled_decay = weight_decay != 0 && decoupled;
+  // Bias corrections in double, as torch.optim computes them in Python.
+  const double bias_correction1 = 1 - std::pow(beta1, step);
+  const double bias_correction2 = 1 - std::pow(beta2, step);
+  const double step_size = lr / bias_correction1;
+  const double bias_correction2_sqrt = std::pow(bias_correction2, 0.5);
+  EMBER_DISPATCH_OPTIM(c.in(0).dtype(), c.name(), [&] {
+    using T = scalar_t;
+    T* p = d.data<T>(0);
+    const T* g = d.data<T>(1);
+    T *m = d.data<T>(2), *v = d.data<T>(3), *vmax = d.data<T>(4);
+    const T wd = T(weight_decay), decay = T(1 - lr * weight_decay), w1 = T(1 - beta1),
+            b2 = T(beta2), w2 = T(1 - beta2), eps_t = T(eps), neg_step = T(-step_size),
+            bc2_sqrt = T(bias_correction2_sqrt);
+    for_each_element(d.numel(), [&](int64_t i) {
+      T pi = p[i];
+      if (decoupled_decay) pi = pi * decay;
+      const T gi = effective_grad(g[i], pi, maximize, coupled_decay, wd);
+      const T mi = lerp_value(m[i], gi, w1);
+      T vi = v[i] * b2 + w2 * gi * gi;
+      m[i] = mi;
+      v[i] = vi;
+      if (vmax) vi = vmax[i] = max_propagate_nan(vmax[i], vi);
+      const T denom = std::sqrt(vi) / bc2_sqrt + eps_t;
+      p[i] = pi + neg_step * mi / denom;
+    });
+  });
+  d.write_back();
+}
+
+void rmsprop_step_kernel(OpCall& c) {
+  DenseOperands d(c);
+  const double lr = c.attr(0).to_double(), alpha = c.attr(1).to_double(),
+               eps = c.attr(2).to_double(), weight_decay = c.attr(3).to_double();
+  const bool maximize = c.attr(5).to_bool(), has_decay = weight_decay != 0;
+  EMBER_DISPATCH_OPTIM(c.in(0).dtype(), c.name(), [&] {
+    using T = scalar_t;
+    T* p = d.data<T>(0);
+    const T* g = d.data<T>(1);
+    T *sq = d.data<T>(2), *buf = d.data<T>(3), *gavg = d.data<T>(4);
+    const T wd = T(weight_decay), a = T(alpha), w = T(1 - alpha), eps_t = T(eps),
+            mom = T(c.attr(4).to_double()), neg_lr = T(-lr);
+    for_each_element(d.numel(), [&](int64_t i) {
+      const T gi = effective_grad(g[i], p[i], maximize, has_decay, wd);
+      const T si = sq[i] * a + w * gi * gi;
+      sq[i] = si;
+      T avg;
+      if (gavg) {  // centered: the variance estimate E[g^2] - E[g]^2
+        const T gai = lerp_value(gavg[i], gi, w);
+        gavg[i] = gai;
+        avg = std::sqrt(si + T(-1) * gai * gai);
+      } else {
+        avg = std::sqrt(si);
+      }
+      avg = avg + eps_t;
+      if (buf) {
+        const T b = buf[i] * mom + gi / avg;
+        buf[i] = b;
+        p[i] = p[i] + neg_lr * b;
+      } else {
+        p[i] = p[i] + neg_lr * gi / avg;
+      }
+    });
+  });
+  d.write_back();
+}
+
+void adagrad_step_kernel(OpCall& c) {
+  DenseOperands d(c);
+  const double lr = c.attr(0).to_double(), lr_decay = c.attr(1).to_double(),
+               weight_decay = c.attr(2).to_double(), eps = c.attr(3).to_double(),
+               step = c.attr(4).to_double();
+  const bool maximize = c.attr(5).to_bool(), has_decay = weight_decay != 0;
+  const double clr = lr / (1 + (step - 1) * lr_decay);
+  EMBER_DISPATCH_OPTIM(c.in(0).dtype(), c.name(), [&] {
+    using T = scalar_t;
+    T* p = d.data<T>(0);
+    const T* g = d.data<T>(1);
+    T* sum = d.data<T>(2);
+    const T wd = T(weight_decay), eps_t = T(eps), neg_clr = T(-clr);
+    for_each_element(d.numel(), [&](int64_t i) {
+      const T gi = effective_grad(g[i], p[i], maximize, has_decay, wd);
+      const T si = sum[i] + gi * gi;
+      sum[i] = si;
+      p[i] = p[i] + neg_clr * gi / (std::sqrt(si) + eps_t);
+    });
+  });
+  d.write_back();
+}
+
+EMBER_REGISTER_KERNEL(sgd_step, CPU, sgd_step_kernel);
+EMBER_REGISTER_KERNEL(adam_step, CPU, adam_step_kernel);
+EMBER_REGISTER_KERNEL(rmsprop_step, CPU, rmsprop_step_kernel);
+EMBER_REGISTER_KERNEL(adagrad_step, CPU, adagrad_step_kernel);
+
+}  // namespace
+}  // namespace ember::cpu
