@@ -139,8 +139,9 @@ class Optimizer {
   // One update of every parameter that has a gradient. The closure, if given,
   // re-evaluates the loss (with grad mode on) first; its result is returned.
   virtual Tensor step(LossClosure closure = nullptr) = 0;
-  // Raises ValueError for an empty group, a non-leaf tensor, or a parameter
-  // already in another group; validates the group's options.
+  // Raises ValueError for an undefined or non-leaf tensor, a parameter listed
+  // twice, or one already in another group; validates the group's options
+  // (a group without options gets a copy of the defaults).
   void add_param_group(const OptimizerParamGroup& param_group);
   // set_to_none: drops the gradients (p.grad() becomes undefined); otherwise
   // zeroes them in place.

@@ -246,7 +246,9 @@ class Optimizer:
 
 def _copy_state_for(param, value, key=None):
     """A deep copy of a parameter's saved state, its tensors on the parameter's device and
-    (floating point ones, except "step") in the parameter's dtype."""
+    (floating point ones, except "step") in the parameter's dtype; "step" as a tensor."""
+    if key == "step" and not isinstance(value, _C.Tensor):  # older PyTorch saved a number
+        return _C.tensor(float(value), dtype=_C.float32)
     if isinstance(value, _C.Tensor):
         if key != "step" and value.is_floating_point() and param.is_floating_point():
             return value.to(device=param.device, dtype=param.dtype, copy=True)
