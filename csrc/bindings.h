@@ -51,6 +51,7 @@ void bind_autograd(py::module_& m, TensorClass& cls);
 void bind_serialize(py::module_& m);
 void bind_random(py::module_& m, TensorClass& cls);
 void bind_threads(py::module_& m);
+void bind_optim(py::module_& m);
 
 }  // namespace ember::python
 

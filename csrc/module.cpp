@@ -20,4 +20,5 @@ PYBIND11_MODULE(_C, m) {
   bind_serialize(m);
   bind_random(m, cls);
   bind_threads(m);
+  bind_optim(m);
 }

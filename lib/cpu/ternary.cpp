@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "cpu/elementwise.h"
+#include "cpu/lerp.h"
 #include "ember/ops/views.h"
 
 namespace ember::cpu {
@@ -22,13 +23,6 @@ void where_kernel(OpCall& c) {
     cpu_kernel(o.out, {&m, &x, &y}, [](bool k, T a, T b) -> T { return k ? a : b; });
   });
   o.finish();
-}
-
-// PyTorch's formula: from whichever end is nearer, for accuracy at both ends.
-template <typename O>
-O lerp_value(O start, O end, O w) {
-  O diff = end - start;
-  return std::abs(w) < O(0.5) ? start + w * diff : end - diff * (O(1) - w);
 }
 
 void lerp_kernel(OpCall& c) {

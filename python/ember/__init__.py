@@ -13,6 +13,7 @@ from .autograd import enable_grad, inference_mode, no_grad, set_grad_enabled  # 
 from . import nn  # noqa: E402,F401  (ember.nn.functional)
 from .serialization import load, save  # noqa: E402,F401
 from . import utils  # noqa: E402,F401  (ember.utils.data)
+from . import optim  # noqa: E402,F401
 
 float = float32  # noqa: A001
 double = float64
