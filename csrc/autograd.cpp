@@ -2,6 +2,7 @@
 // ember.autograd.grad/backward, and the C++ side of ember.autograd.Function.
 #include "autograd/autograd_meta.h"
 #include "autograd/saved_tensor.h"
+#include "autograd/view_tracking.h"
 #include "bindings.h"
 #include "ember/autograd.h"
 
@@ -157,8 +158,11 @@ void bind_autograd(py::module_& m, TensorClass& cls) {
       })
       .def("__repr__", [](const Node& n) { return "<" + n.name() + " object>"; });
 
-  cls.def_property("requires_grad", &Tensor::requires_grad,
-                   [](Tensor& t, bool r) { t.requires_grad_(r); })
+  // A view's requires_grad follows its base's once the base changed in place.
+  cls.def_property("requires_grad", [](const Tensor& t) {
+        autograd::refresh_view(t);
+        return t.requires_grad();
+      }, [](Tensor& t, bool r) { t.requires_grad_(r); })
       .def("requires_grad_", [](py::object self, bool r) {
         self.cast<Tensor&>().requires_grad_(r);
         return self;
@@ -170,6 +174,8 @@ void bind_autograd(py::module_& m, TensorClass& cls) {
         return fn ? py::cast(fn) : py::none();
       })
       .def_property_readonly("is_leaf", &Tensor::is_leaf)
+      .def("_is_view", &Tensor::is_view)
+      .def_property_readonly("_base", [](const Tensor& t) { return tensor_or_none(t._base()); })
       .def_property_readonly("output_nr", &Tensor::output_nr)
       .def("backward", [](const Tensor& t, py::object gradient, std::optional<bool> retain_graph,
                           bool create_graph, py::object inputs) {

@@ -3,6 +3,7 @@
 #include <atomic>
 
 #include "autograd/nodes.h"
+#include "autograd/view_tracking.h"
 
 namespace ember::autograd {
 
@@ -14,8 +15,16 @@ AutogradMeta& meta(const Tensor& t) {
 
 AutogradMeta* meta_or_null(const Tensor& t) { return t.impl()->autograd.get(); }
 
+std::shared_ptr<Node> grad_fn_of(const Tensor& t) {
+  refresh_view(t);
+  AutogradMeta* m = meta_or_null(t);
+  return m ? m->grad_fn : nullptr;
+}
+
 Edge gradient_edge(const Tensor& t) {
-  if (!t.defined() || !t.impl()->requires_grad) return {};
+  if (!t.defined()) return {};
+  refresh_view(t);
+  if (!t.impl()->requires_grad) return {};
   AutogradMeta& m = meta(t);
   if (m.grad_fn) return {m.grad_fn, m.output_nr};
   std::shared_ptr<Node> acc = m.grad_accumulator.lock();
@@ -30,6 +39,7 @@ void set_history(const Tensor& t, std::shared_ptr<Node> fn, uint32_t output_nr) 
   AutogradMeta& m = meta(t);
   m.grad_fn = std::move(fn);
   m.output_nr = output_nr;
+  if (m.view) m.view->version = t.version();  // the new history is current
   t.impl()->requires_grad = true;
 }
 

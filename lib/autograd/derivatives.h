@@ -32,6 +32,8 @@ class BackwardCtx {
   const Attr& attr(size_t i) const;
   size_t num_attrs() const;
   const DimVector& input_sizes(size_t i) const;
+  const DimVector& input_strides(size_t i) const;
+  int64_t input_storage_offset(size_t i) const;
   DType input_dtype(size_t i) const;
   bool input_defined(size_t i) const;
   // Whether input i needs a gradient at all (formulas may skip work otherwise).

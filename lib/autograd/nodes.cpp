@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "autograd/autograd_meta.h"
+#include "dispatch/dispatcher.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/views.h"
@@ -43,6 +44,8 @@ static bool g_has_derivative[kNumOps] = {};
 void register_derivative(OpId op, Derivative d) {
   g_derivatives[static_cast<int>(op)] = d;
   g_has_derivative[static_cast<int>(op)] = true;
+  // Views record their base whether or not anything requires grad (view_tracking.h).
+  if (d.is_view) route_to_autograd_layer(op);
 }
 
 const Derivative* find_derivative(OpId op) {
@@ -73,6 +76,10 @@ Tensor BackwardCtx::output(size_t i) const {
 const Attr& BackwardCtx::attr(size_t i) const { return node_.attrs()[i]; }
 size_t BackwardCtx::num_attrs() const { return node_.attrs().size(); }
 const DimVector& BackwardCtx::input_sizes(size_t i) const { return node_.input_meta().at(i).sizes; }
+const DimVector& BackwardCtx::input_strides(size_t i) const { return node_.input_meta().at(i).strides; }
+int64_t BackwardCtx::input_storage_offset(size_t i) const {
+  return node_.input_meta().at(i).storage_offset;
+}
 DType BackwardCtx::input_dtype(size_t i) const { return node_.input_meta().at(i).dtype; }
 bool BackwardCtx::input_defined(size_t i) const { return node_.input_meta().at(i).defined; }
 bool BackwardCtx::needs_grad(size_t i) const {
@@ -92,6 +99,27 @@ TensorList OpNode::apply(TensorList&& grads) {
   TensorList out = derivative_.fn(ctx);
   out.resize(next_edges().size());
   return out;
+}
+
+std::shared_ptr<OpNode> make_op_node(const OpCall& call, const Derivative& d) {
+  auto node = std::make_shared<OpNode>(call.op, d, call.attrs);
+  node->next_edges().reserve(call.inputs.size());
+  node->input_meta().reserve(call.inputs.size());
+  node->saved_inputs().resize(call.inputs.size());
+  for (size_t i = 0; i < call.inputs.size(); ++i) {
+    const Tensor& in = call.inputs[i];
+    node->next_edges().push_back(gradient_edge(in));
+    OpNode::InputMeta im;
+    if (in.defined()) im = {in.sizes(), in.strides(), in.storage_offset(), in.dtype(), true};
+    node->input_meta().push_back(std::move(im));
+    if (d.save_inputs & (1u << i)) {
+      // An in-place op overwrites its self: save the value from before the op.
+      bool overwritten = call.has_preset_output() && in.defined() &&
+                         in.impl()->storage() == call.outputs[0].impl()->storage();
+      node->saved_inputs()[i] = SavedTensor(overwritten ? clone(in) : in, false);
+    }
+  }
+  return node;
 }
 
 std::string OpNode::name() const { return backward_node_name(op_name(op_)); }
