@@ -17,3 +17,5 @@
 #include "ember/ops/nn.h"
 #include "ember/ops/nn_backward.h"
 #include "ember/ops/shape_index.h"
+#include "ember/autograd.h"
+#include "ember/autograd_function.h"

@@ -4,6 +4,7 @@
 
 #include "autograd/nodes.h"
 #include "autograd/view_tracking.h"
+#include "ember/ops/factories.h"
 
 namespace ember::autograd {
 
@@ -49,5 +50,9 @@ int next_hook_id() {
 }
 
 Node::OutputMeta output_meta_of(const Tensor& t) { return {t.sizes(), t.dtype(), t.device()}; }
+
+Tensor zeros_for(const Node::OutputMeta& m) {
+  return zeros(IntList(m.sizes.begin(), m.sizes.end()), TensorOptions(m.dtype).device(m.device));
+}
 
 }  // namespace ember::autograd

@@ -67,6 +67,8 @@ std::shared_ptr<Node> grad_fn_of(const Tensor& t);
 void set_history(const Tensor& t, std::shared_ptr<Node> fn, uint32_t output_nr);
 int next_hook_id();
 Node::OutputMeta output_meta_of(const Tensor& t);
+// The gradient of an output no gradient reached.
+Tensor zeros_for(const Node::OutputMeta& m);
 
 }  // namespace autograd
 }  // namespace ember

@@ -56,9 +56,7 @@ const Derivative* find_derivative(OpId op) {
 // ---- BackwardCtx ------------------------------------------------------------------
 
 Tensor BackwardCtx::grad(size_t i) const {
-  if (has_grad(i)) return grads_[i];
-  const Node::OutputMeta& m = node_.output_meta().at(i);
-  return zeros(IntList(m.sizes.begin(), m.sizes.end()), TensorOptions(m.dtype).device(m.device));
+  return has_grad(i) ? grads_[i] : zeros_for(node_.output_meta().at(i));
 }
 Tensor BackwardCtx::input(size_t i) const {
   if (i < node_.input_meta().size() && !node_.input_meta()[i].defined) return Tensor();  // optional, left out
@@ -89,10 +87,7 @@ bool BackwardCtx::needs_grad(size_t i) const {
 // ---- OpNode -------------------------------------------------------------------
 
 TensorList OpNode::apply(TensorList&& grads) {
-  EMBER_CHECK(!released_, "Trying to backward through the graph a second time (or directly "
-              "access saved tensors after they have already been freed). Saved intermediate "
-              "values of the graph are freed when you call .backward() or autograd.grad(). "
-              "Specify retain_graph=True if you need to backward through the graph a second time.");
+  EMBER_CHECK(!released_, kGraphFreedMessage);
   EMBER_CHECK_AS(NotImplementedError, derivative_.fn, "the derivative for '", op_name(op_),
                  "' is not implemented");
   BackwardCtx ctx(*this, grads);

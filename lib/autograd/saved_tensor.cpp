@@ -5,6 +5,13 @@
 
 namespace ember::autograd {
 
+const char* const kGraphFreedMessage =
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you "
+    "call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward "
+    "through the graph a second time or if you need to access saved tensors after calling "
+    "backward.";
+
 SavedTensor::SavedTensor(const Tensor& t, bool is_output, uint32_t output_nr)
     : output_nr_(output_nr), defined_(t.defined()), is_output_(is_output) {
   if (!defined_) return;
@@ -17,11 +24,7 @@ SavedTensor::SavedTensor(const Tensor& t, bool is_output, uint32_t output_nr)
 
 Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner) const {
   if (!defined_) return Tensor();
-  EMBER_CHECK(!released_, "Trying to backward through the graph a second time (or directly "
-              "access saved tensors after they have already been freed). Saved intermediate "
-              "values of the graph are freed when you call .backward() or autograd.grad(). "
-              "Specify retain_graph=True if you need to backward through the graph a second "
-              "time or if you need to access saved tensors after calling backward.");
+  EMBER_CHECK(!released_, kGraphFreedMessage);
   if (data_.version() != version_)
     throw Error(detail::str(
         "one of the variables needed for gradient computation has been modified by an "
