@@ -123,9 +123,11 @@ void check_inplace(const Tensor& self, const char* op) {
   AutogradMeta* m = meta_or_null(self);
   if (m && m->view) {
     if (m->view->creation != CreationMeta::kDefault) refuse(self, *m->view, /*indirect=*/false);
+    // The view may require grad through its base or on its own (requires_grad_ on a view).
     const Tensor& base = m->view->base;
-    EMBER_CHECK(!(base.requires_grad() && base.is_leaf()), "a view of a leaf Variable that "
-                "requires grad is being used in an in-place operation (", op, ").");
+    bool requires_grad = self.requires_grad() || base.requires_grad();
+    EMBER_CHECK(!(requires_grad && base.is_leaf()), "a view of a leaf Variable that requires "
+                "grad is being used in an in-place operation (", op, ").");
     return;
   }
   EMBER_CHECK(!self.requires_grad() || (m && m->grad_fn), "a leaf Variable that requires grad "
