@@ -21,6 +21,8 @@ TensorList tensors_or_none(py::handle seq) {
 
 py::object tensor_or_none(const Tensor& t) { return t.defined() ? py::cast(t) : py::none(); }
 
+std::string type_name(py::handle h) { return py::str(py::type::handle_of(h).attr("__name__")); }
+
 // A Python object held by a C++ node: dropped with the GIL held, since the
 // node may die on a thread that does not hold it (backward releases the GIL).
 struct PyObjectRef {
@@ -42,9 +44,17 @@ autograd::FunctionBackward python_backward(py::object cls, py::object ctx) {
     args[0] = context->obj;
     for (size_t i = 0; i < grads.size(); ++i) args[i + 1] = tensor_or_none(grads[i]);
     py::object result = fn->obj(*args);
-    if (py::isinstance<py::tuple>(result) || py::isinstance<py::list>(result))
-      return tensors_or_none(result);
-    return TensorList{result.is_none() ? Tensor() : result.cast<Tensor>()};
+    bool many = py::isinstance<py::tuple>(result) || py::isinstance<py::list>(result);
+    py::tuple items = many ? py::tuple(result) : py::make_tuple(result);
+    TensorList out;
+    for (size_t i = 0; i < items.size(); ++i) {
+      py::handle g = items[i];
+      if (!g.is_none() && !py::isinstance<Tensor>(g))
+        throw py::type_error(py::str(fn->obj.attr("__qualname__")).cast<std::string>() +
+                             " returned a " + type_name(g) + " as gradient " + std::to_string(i) + "; expected a Tensor or None");
+      out.push_back(g.is_none() ? Tensor() : g.cast<Tensor>());
+    }
+    return out;
   };
 }
 
@@ -54,8 +64,7 @@ TensorList tensor_args(py::args args, const char* method) {
   for (py::handle h : args) {
     if (!h.is_none() && !py::isinstance<Tensor>(h))
       throw py::type_error(std::string(method) + " can only take tensors, but argument " +
-                           py::str(py::type::handle_of(h).attr("__name__")).cast<std::string>() +
-                           " was given");
+                           type_name(h) + " was given");
     out.push_back(h.is_none() ? Tensor() : h.cast<Tensor>());
   }
   return out;

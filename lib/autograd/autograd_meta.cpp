@@ -4,6 +4,7 @@
 
 #include "autograd/nodes.h"
 #include "autograd/view_tracking.h"
+#include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 
 namespace ember::autograd {
@@ -38,10 +39,24 @@ Edge gradient_edge(const Tensor& t) {
 
 void set_history(const Tensor& t, std::shared_ptr<Node> fn, uint32_t output_nr) {
   AutogradMeta& m = meta(t);
+  if (m.retains_grad && m.grad_fn) m.grad_fn->remove_pre_hook(m.retain_grad_hook);
   m.grad_fn = std::move(fn);
   m.output_nr = output_nr;
   if (m.view) m.view->version = t.version();  // the new history is current
   t.impl()->requires_grad = true;
+  if (m.retains_grad) add_retain_grad_hook(t);
+}
+
+void add_retain_grad_hook(const Tensor& t) {
+  AutogradMeta& m = meta(t);
+  std::weak_ptr<AutogradMeta> weak = t.impl()->autograd;
+  m.retain_grad_hook = m.grad_fn->add_pre_hook(m.output_nr, [weak](const Tensor& g) {
+    if (auto mm = weak.lock()) {
+      if (!mm->grad.defined()) mm->grad = g.clone();
+      else mm->grad = mm->grad + g;
+    }
+    return Tensor();
+  });
 }
 
 int next_hook_id() {

@@ -63,8 +63,12 @@ AutogradMeta* meta_or_null(const Tensor& t);
 Edge gradient_edge(const Tensor& t);
 // t's grad_fn, regenerated first if t is a stale view.
 std::shared_ptr<Node> grad_fn_of(const Tensor& t);
-// Makes t the output `output_nr` of fn (t then requires grad).
+// Makes t the output `output_nr` of fn (t then requires grad). If t retains
+// its grad, the hook that does so moves to fn (so .grad is the gradient of
+// t's newest value, after an in-place op too, as in PyTorch).
 void set_history(const Tensor& t, std::shared_ptr<Node> fn, uint32_t output_nr);
+// The pre-hook on t's grad_fn that keeps t's gradient in t.grad (retain_grad).
+void add_retain_grad_hook(const Tensor& t);
 int next_hook_id();
 Node::OutputMeta output_meta_of(const Tensor& t);
 // The gradient of an output no gradient reached.

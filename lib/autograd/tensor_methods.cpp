@@ -56,15 +56,8 @@ void Tensor::retain_grad() const {
   EMBER_CHECK(requires_grad(), "can't retain_grad on Tensor that has requires_grad=False");
   AutogradMeta& m = meta(*this);
   if (!m.grad_fn || m.retains_grad) return;  // leaves keep .grad anyway
-  std::weak_ptr<AutogradMeta> weak = impl()->autograd;
-  m.retain_grad_hook = m.grad_fn->add_pre_hook(m.output_nr, [weak](const Tensor& g) {
-    if (auto mm = weak.lock()) {
-      if (!mm->grad.defined()) mm->grad = g.clone();
-      else mm->grad = mm->grad + g;
-    }
-    return Tensor();
-  });
   m.retains_grad = true;
+  add_retain_grad_hook(*this);
 }
 
 bool Tensor::retains_grad() const {

@@ -434,3 +434,22 @@ def test_as_strided_gradient_matches_torch(sizes, strides, offset, length):
         x.as_strided(sizes, strides, offset).backward(lib.from_numpy(seed.copy()))
         grads.append(x.grad.numpy())
     np.testing.assert_allclose(grads[0], grads[1], rtol=1e-12)
+
+
+def test_retain_grad_follows_in_place_changes():
+    # .grad of a tensor that retains its grad is the gradient of its newest value,
+    # after an in-place op on it, on one of its views, or on its base (as in PyTorch).
+    x = leaf(3)
+    y = x * 1
+    y.retain_grad()
+    y.mul_(2)
+    y[0].mul_(5)
+    y.sum().backward()
+    np.testing.assert_allclose(y.grad.numpy(), np.ones(3))
+
+    y = x * 1
+    v = y[:2]
+    v.retain_grad()
+    y.mul_(2)
+    (v * 3).sum().backward()
+    np.testing.assert_allclose(v.grad.numpy(), np.full(2, 3.0))
