@@ -147,10 +147,10 @@ void bind_autograd(py::module_& m, TensorClass& cls) {
       })
       .def("__repr__", [](const Node& n) { return "<" + n.name() + " object>"; });
 
-  // A view's requires_grad follows its base's once the base changed in place.
+  // A view requires grad when its base does (PyTorch's DifferentiableViewMeta).
   cls.def_property("requires_grad", [](const Tensor& t) {
-        autograd::refresh_view(t);
-        return t.requires_grad();
+        const autograd::ViewInfo* view = autograd::view_info(t);
+        return t.requires_grad() || (view && view->base.requires_grad());
       }, [](Tensor& t, bool r) { t.requires_grad_(r); })
       .def("requires_grad_", [](py::object self, bool r) {
         self.cast<Tensor&>().requires_grad_(r);

@@ -14,6 +14,8 @@
 //    (refresh_view, called by gradient_edge and grad_fn_of) its grad_fn becomes
 //    as_strided of its base's current history. So later uses of either the view
 //    or the base see the in-place op.
+//  - A view made under no_grad of a tensor that requires grad is a leaf that
+//    requires grad (PyTorch's quirk, kept for compatibility).
 //  - Refused, as in PyTorch: an in-place op on a view of a leaf that requires
 //    grad; on a view made under no_grad (or when such a view is used after its
 //    base changed); on one of several views returned together (unbind, split);
@@ -83,6 +85,10 @@ void record_views(const OpCall& call) {
       info.creator_output = parent->creator_output;
     }
     info.version = out.version();
+    // A view made under no_grad of a tensor that requires grad requires grad
+    // itself, as a leaf (as in PyTorch, whose views take requires_grad from their base).
+    if (made == CreationMeta::kNoGradMode && info.base.requires_grad())
+      out.impl()->requires_grad = true;
     meta(out).view = std::move(info);
   }
 }

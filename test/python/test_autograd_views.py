@@ -183,6 +183,17 @@ def test_in_place_view_ops_under_no_grad_are_not_recorded():
     np.testing.assert_allclose(x.grad.numpy(), [1.0, 1.0, 0.0])
 
 
+def test_a_view_made_under_no_grad_of_a_tensor_that_requires_grad_is_a_leaf():
+    # PyTorch's rule: the view requires grad (from its base) but has no history.
+    w = leaf(3)
+    with ember.no_grad():
+        v = w[:2]
+    assert v.requires_grad and v.is_leaf and v.grad_fn is None
+    (v * 2).sum().backward()
+    np.testing.assert_allclose(v.grad.numpy(), [2.0, 2.0])
+    assert w.grad is None
+
+
 # ---- as_strided --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("make_input, sizes, strides, offset", [
