@@ -86,7 +86,8 @@ void record_views(const OpCall& call) {
     }
     info.version = out.version();
     // A view made under no_grad of a tensor that requires grad requires grad
-    // itself, as a leaf (as in PyTorch, whose views take requires_grad from their base).
+    // itself, as a leaf (as in PyTorch, whose views take requires_grad from their
+    // base; there the leaf's gradient goes nowhere, here into its .grad).
     if (made == CreationMeta::kNoGradMode && info.base.requires_grad())
       out.impl()->requires_grad = true;
     meta(out).view = std::move(info);

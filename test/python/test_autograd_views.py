@@ -184,7 +184,8 @@ def test_in_place_view_ops_under_no_grad_are_not_recorded():
 
 
 def test_a_view_made_under_no_grad_of_a_tensor_that_requires_grad_is_a_leaf():
-    # PyTorch's rule: the view requires grad (from its base) but has no history.
+    # As in PyTorch, the view requires grad (from its base) but has no history. Its
+    # gradient accumulates into its own .grad (PyTorch lets it go nowhere).
     w = leaf(3)
     with ember.no_grad():
         v = w[:2]
