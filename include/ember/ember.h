@@ -1,5 +1,7 @@
 // The whole public C++ API of ember: #include <ember/ember.h>
 #pragma once
+#include "ember/autograd.h"
+#include "ember/autograd_function.h"
 #include "ember/device.h"
 #include "ember/dtype.h"
 #include "ember/error.h"
@@ -17,5 +19,3 @@
 #include "ember/ops/nn.h"
 #include "ember/ops/nn_backward.h"
 #include "ember/ops/shape_index.h"
-#include "ember/autograd.h"
-#include "ember/autograd_function.h"

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "autograd/grad_utils.h"
 #include "autograd/view_tracking.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/views.h"

@@ -10,16 +10,10 @@
 #pragma once
 #include <memory>
 
+#include "autograd/strided_geometry.h"
 #include "ember/autograd.h"
 
 namespace ember::autograd {
-
-// Where a tensor's elements lie in its storage.
-struct Geometry {
-  DimVector sizes, strides;
-  int64_t offset = 0;
-  explicit Geometry(const Tensor& t) : sizes(t.sizes()), strides(t.strides()), offset(t.storage_offset()) {}
-};
 
 class CopySlices : public Node {
  public:

@@ -1,8 +1,5 @@
 #include "autograd/grad_utils.h"
 
-#include <algorithm>
-#include <numeric>
-
 #include "ember/ops/reduce.h"
 #include "ember/ops/views.h"
 
@@ -24,28 +21,6 @@ Tensor sum_to(const Tensor& grad, const DimVector& shape) {
     if (d < lead || (shape[d - lead] == 1 && grad.sizes()[d] != 1)) dims.push_back(static_cast<int64_t>(d));
   Tensor r = dims.empty() ? grad : sum(grad, dims, /*keepdim=*/true);
   return reshape(r, IntList(shape.begin(), shape.end()));
-}
-
-int64_t storage_extent(const DimVector& sizes, const DimVector& strides, int64_t offset) {
-  int64_t last = offset;
-  for (size_t d = 0; d < sizes.size(); ++d) {
-    if (sizes[d] == 0) return offset;
-    last += (sizes[d] - 1) * strides[d];
-  }
-  return last + 1;
-}
-
-bool maybe_overlapping_memory(const DimVector& sizes, const DimVector& strides) {
-  std::vector<size_t> order;
-  for (size_t d = 0; d < sizes.size(); ++d)
-    if (sizes[d] > 1) order.push_back(d);
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return strides[a] < strides[b]; });
-  int64_t reach = 0;  // the largest offset the dims seen so far reach
-  for (size_t d : order) {
-    if (strides[d] <= reach) return true;
-    reach += strides[d] * (sizes[d] - 1);
-  }
-  return false;
 }
 
 }  // namespace ember::autograd

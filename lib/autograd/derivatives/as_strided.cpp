@@ -10,7 +10,7 @@
 #include <algorithm>
 
 #include "autograd/derivatives.h"
-#include "autograd/grad_utils.h"
+#include "autograd/strided_geometry.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/reduce.h"
