@@ -51,7 +51,8 @@ autograd::FunctionBackward python_backward(py::object cls, py::object ctx) {
       py::handle g = items[i];
       if (!g.is_none() && !py::isinstance<Tensor>(g))
         throw py::type_error(py::str(fn->obj.attr("__qualname__")).cast<std::string>() +
-                             " returned a " + type_name(g) + " as gradient " + std::to_string(i) + "; expected a Tensor or None");
+                             " returned a " + type_name(g) + " as gradient " +
+                             std::to_string(i) + "; expected a Tensor or None");
       out.push_back(g.is_none() ? Tensor() : g.cast<Tensor>());
     }
     return out;
@@ -96,7 +97,8 @@ py::object link_function(py::object cls, py::object ctx, py::tuple args, py::obj
 
 void bind_function_ctx(py::module_& m) {
   using autograd::AutogradContext;
-  py::class_<AutogradContext, std::shared_ptr<AutogradContext>>(m, "_FunctionCtx", py::dynamic_attr())
+  py::class_<AutogradContext, std::shared_ptr<AutogradContext>>(m, "_FunctionCtx",
+                                                                py::dynamic_attr())
       .def(py::init<>())
       .def("save_for_backward", [](AutogradContext& c, py::args tensors) {
         c.save_for_backward(tensor_args(tensors, "save_for_backward"));
@@ -119,7 +121,8 @@ void bind_function_ctx(py::module_& m) {
         for (size_t i = 0; i < c.num_inputs(); ++i) out[i] = py::bool_(c.needs_input_grad(i));
         return out;
       })
-      .def("_set_inputs", [](AutogradContext& c, py::tuple args) { c.set_inputs(tensors_among(args)); });
+      .def("_set_inputs",
+           [](AutogradContext& c, py::tuple args) { c.set_inputs(tensors_among(args)); });
 }
 
 }  // namespace
