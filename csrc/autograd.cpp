@@ -1,9 +1,10 @@
 // Python bindings of autograd: Tensor.backward/.grad/.grad_fn/hooks, grad mode,
 // ember.autograd.grad/backward, and the C++ side of ember.autograd.Function.
 #include "autograd/autograd_meta.h"
-#include "autograd/saved_tensor.h"
+#include "autograd/view_tracking.h"
 #include "bindings.h"
 #include "ember/autograd.h"
+#include "ember/autograd_function.h"
 
 namespace ember::python {
 namespace {
@@ -20,116 +21,108 @@ TensorList tensors_or_none(py::handle seq) {
 
 py::object tensor_or_none(const Tensor& t) { return t.defined() ? py::cast(t) : py::none(); }
 
-// The backward node of a Python autograd.Function: calls cls.backward(ctx, *grads).
-class PyFunctionNode : public Node {
- public:
-  PyFunctionNode(py::object backward, py::object ctx, std::string name)
-      : backward_(std::move(backward)), ctx_(std::move(ctx)), name_(std::move(name)) {}
-  ~PyFunctionNode() override {
-    py::gil_scoped_acquire gil;
-    backward_ = py::object();
-    ctx_ = py::object();
-  }
+std::string type_name(py::handle h) { return py::str(py::type::handle_of(h).attr("__name__")); }
 
-  TensorList apply(TensorList&& grads) override {
+// A Python object held by a C++ node: dropped with the GIL held, since the
+// node may die on a thread that does not hold it (backward releases the GIL).
+struct PyObjectRef {
+  explicit PyObjectRef(py::object o) : obj(std::move(o)) {}
+  ~PyObjectRef() {
     py::gil_scoped_acquire gil;
-    EMBER_CHECK(!released_, "Trying to backward through the graph a second time (or directly "
-                "access saved tensors after they have already been freed). Specify "
-                "retain_graph=True if you need to backward through the graph a second time.");
-    py::tuple saved(saved_.size());
-    auto self = shared_from_this();
-    for (size_t i = 0; i < saved_.size(); ++i) saved[i] = tensor_or_none(saved_[i].unpack(self));
-    ctx_.attr("saved_tensors") = saved;
-    py::tuple args(grads.size() + 1);
-    args[0] = ctx_;
-    bool materialize = py::bool_(ctx_.attr("materialize_grads"));
-    for (size_t i = 0; i < grads.size(); ++i) {
-      Tensor g = grads[i];
-      if (!g.defined() && materialize) {
-        const OutputMeta& m = output_meta()[i];
-        g = zeros(IntList(m.sizes.begin(), m.sizes.end()), TensorOptions(m.dtype).device(m.device));
-      }
-      args[i + 1] = tensor_or_none(g);
-    }
-    py::object result = backward_(*args);
-    TensorList out;
-    if (py::isinstance<py::tuple>(result) || py::isinstance<py::list>(result)) out = tensors_or_none(result);
-    else out = {result.is_none() ? Tensor() : result.cast<Tensor>()};
-    EMBER_CHECK(out.size() >= next_edges().size(), "function ", name_, " returned an incorrect "
-                "number of gradients (expected ", next_edges().size(), ", got ", out.size(), ")");
-    out.resize(next_edges().size());
-    return out;
+    obj = py::object();
   }
-  std::string name() const override { return name_; }
-  void release_variables() override {
-    saved_.clear();
-    released_ = true;
-  }
-  std::vector<autograd::SavedTensor>& saved() { return saved_; }
-
- private:
-  py::object backward_;
-  py::object ctx_;
-  std::string name_;
-  std::vector<autograd::SavedTensor> saved_;
-  bool released_ = false;
+  py::object obj;
 };
+
+// How the node of a Python Function runs backward: cls.backward(ctx, *grads).
+autograd::FunctionBackward python_backward(py::object cls, py::object ctx) {
+  auto fn = std::make_shared<PyObjectRef>(cls.attr("backward"));
+  auto context = std::make_shared<PyObjectRef>(std::move(ctx));
+  return [fn, context](TensorList&& grads) {
+    py::gil_scoped_acquire gil;
+    py::tuple args(grads.size() + 1);
+    args[0] = context->obj;
+    for (size_t i = 0; i < grads.size(); ++i) args[i + 1] = tensor_or_none(grads[i]);
+    py::object result = fn->obj(*args);
+    bool many = py::isinstance<py::tuple>(result) || py::isinstance<py::list>(result);
+    py::tuple items = many ? py::tuple(result) : py::make_tuple(result);
+    TensorList out;
+    for (size_t i = 0; i < items.size(); ++i) {
+      py::handle g = items[i];
+      if (!g.is_none() && !py::isinstance<Tensor>(g))
+        throw py::type_error(py::str(fn->obj.attr("__qualname__")).cast<std::string>() +
+                             " returned a " + type_name(g) + " as gradient " +
+                             std::to_string(i) + "; expected a Tensor or None");
+      out.push_back(g.is_none() ? Tensor() : g.cast<Tensor>());
+    }
+    return out;
+  };
+}
+
+// Tensors given to ctx.save_for_backward / mark_dirty / mark_non_differentiable.
+TensorList tensor_args(py::args args, const char* method) {
+  TensorList out;
+  for (py::handle h : args) {
+    if (!h.is_none() && !py::isinstance<Tensor>(h))
+      throw py::type_error(std::string(method) + " can only take tensors, but argument " +
+                           type_name(h) + " was given");
+    out.push_back(h.is_none() ? Tensor() : h.cast<Tensor>());
+  }
+  return out;
+}
+
+TensorList tensors_among(py::handle seq) {
+  TensorList out;
+  for (py::handle h : seq) out.push_back(py::isinstance<Tensor>(h) ? h.cast<Tensor>() : Tensor());
+  return out;
+}
 
 // Links the outputs of Function.forward into the graph (called by Function.apply).
 py::object link_function(py::object cls, py::object ctx, py::tuple args, py::object outputs) {
   bool is_tuple = py::isinstance<py::tuple>(outputs);
   py::tuple outs = is_tuple ? outputs.cast<py::tuple>() : py::make_tuple(outputs);
-  TensorList inputs;
-  bool any_requires_grad = false;
-  for (py::handle a : args) {
-    Tensor t = py::isinstance<Tensor>(a) ? a.cast<Tensor>() : Tensor();
-    any_requires_grad |= t.defined() && t.requires_grad();
-    inputs.push_back(t);
-  }
-  std::vector<Tensor> non_diff;
-  for (py::handle h : py::iterable(ctx.attr("_non_differentiable"))) non_diff.push_back(h.cast<Tensor>());
-  py::list result;
-  std::shared_ptr<PyFunctionNode> node;
-  if (is_grad_enabled() && any_requires_grad) {
-    node = std::make_shared<PyFunctionNode>(cls.attr("backward"), ctx,
-                                            py::str(cls.attr("__name__")).cast<std::string>() + "Backward");
-    for (const Tensor& t : inputs) node->next_edges().push_back(autograd::gradient_edge(t));
-  }
+  std::string name = py::str(cls.attr("__name__")).cast<std::string>() + "Backward";
+  TensorList linked = detail::link_function(
+      ctx.cast<std::shared_ptr<autograd::AutogradContext>>(), tensors_among(args),
+      tensors_among(outs), std::move(name), python_backward(cls, ctx));
+  py::tuple result(outs.size());
   for (size_t j = 0; j < outs.size(); ++j) {
-    py::handle o = outs[j];
-    if (!py::isinstance<Tensor>(o)) { result.append(o); continue; }
-    Tensor t = o.cast<Tensor>();
-    // An input returned as it is becomes a new alias, so its own history is kept.
-    for (const Tensor& in : inputs)
-      if (in.defined() && in.is_same(t)) { NoGradGuard g; t = alias(t); break; }
-    if (node) {
-      node->output_meta().push_back(autograd::output_meta_of(t));
-      bool differentiable = is_floating(t.dtype());
-      for (const Tensor& nd : non_diff) differentiable &= !nd.is_same(o.cast<Tensor>());
-      if (differentiable) autograd::set_history(t, node, static_cast<uint32_t>(j));
-    }
-    result.append(py::cast(t));
+    // The very object comes back when the tensor did (a dirty input, a new output).
+    bool same = py::isinstance<Tensor>(outs[j]) && outs[j].cast<Tensor>().is_same(linked[j]);
+    result[j] = linked[j].defined() && !same ? py::cast(linked[j]) : py::object(outs[j]);
   }
-  if (node) {
-    for (py::handle h : py::iterable(ctx.attr("_to_save"))) {
-      Tensor s = h.is_none() ? Tensor() : h.cast<Tensor>();
-      bool is_output = false;
-      uint32_t nr = 0;
-      for (size_t j = 0; j < result.size(); ++j)
-        if (py::isinstance<Tensor>(result[j]) && s.defined() &&
-            (s.is_same(py::cast<Tensor>(result[j])) || s.is_same(py::cast<Tensor>(outs[j])))) {
-          s = py::cast<Tensor>(result[j]);
-          is_output = s.requires_grad();
-          nr = static_cast<uint32_t>(j);
-        }
-      node->saved().emplace_back(s, is_output, nr);
-    }
-  } else {
-    ctx.attr("saved_tensors") = py::tuple(ctx.attr("_to_save"));
-  }
-  ctx.attr("_to_save") = py::tuple();
-  if (is_tuple) return py::tuple(result);
+  if (is_tuple) return std::move(result);
   return result[0];
+}
+
+void bind_function_ctx(py::module_& m) {
+  using autograd::AutogradContext;
+  py::class_<AutogradContext, std::shared_ptr<AutogradContext>>(m, "_FunctionCtx",
+                                                                py::dynamic_attr())
+      .def(py::init<>())
+      .def("save_for_backward", [](AutogradContext& c, py::args tensors) {
+        c.save_for_backward(tensor_args(tensors, "save_for_backward"));
+      })
+      .def_property_readonly("saved_tensors", [](const AutogradContext& c) {
+        TensorList saved = c.get_saved_variables();
+        py::tuple out(saved.size());
+        for (size_t i = 0; i < saved.size(); ++i) out[i] = tensor_or_none(saved[i]);
+        return out;
+      })
+      .def("mark_dirty", [](AutogradContext& c, py::args tensors) {
+        c.mark_dirty(tensor_args(tensors, "mark_dirty"));
+      })
+      .def("mark_non_differentiable", [](AutogradContext& c, py::args tensors) {
+        c.mark_non_differentiable(tensor_args(tensors, "mark_non_differentiable"));
+      })
+      .def("set_materialize_grads", &AutogradContext::set_materialize_grads)
+      .def_property_readonly("needs_input_grad", [](const AutogradContext& c) {
+        py::tuple out(c.num_inputs());
+        for (size_t i = 0; i < c.num_inputs(); ++i) out[i] = py::bool_(c.needs_input_grad(i));
+        return out;
+      })
+      .def("_set_inputs",
+           [](AutogradContext& c, py::tuple args) { c.set_inputs(tensors_among(args)); });
 }
 
 }  // namespace
@@ -157,8 +150,11 @@ void bind_autograd(py::module_& m, TensorClass& cls) {
       })
       .def("__repr__", [](const Node& n) { return "<" + n.name() + " object>"; });
 
-  cls.def_property("requires_grad", &Tensor::requires_grad,
-                   [](Tensor& t, bool r) { t.requires_grad_(r); })
+  // A view requires grad when its base does (PyTorch's DifferentiableViewMeta).
+  cls.def_property("requires_grad", [](const Tensor& t) {
+        const autograd::ViewInfo* view = autograd::view_info(t);
+        return t.requires_grad() || (view && view->base.requires_grad());
+      }, [](Tensor& t, bool r) { t.requires_grad_(r); })
       .def("requires_grad_", [](py::object self, bool r) {
         self.cast<Tensor&>().requires_grad_(r);
         return self;
@@ -170,6 +166,8 @@ void bind_autograd(py::module_& m, TensorClass& cls) {
         return fn ? py::cast(fn) : py::none();
       })
       .def_property_readonly("is_leaf", &Tensor::is_leaf)
+      .def("_is_view", &Tensor::is_view)
+      .def_property_readonly("_base", [](const Tensor& t) { return tensor_or_none(t._base()); })
       .def_property_readonly("output_nr", &Tensor::output_nr)
       .def("backward", [](const Tensor& t, py::object gradient, std::optional<bool> retain_graph,
                           bool create_graph, py::object inputs) {
@@ -213,6 +211,7 @@ void bind_autograd(py::module_& m, TensorClass& cls) {
     return out;
   });
   m.def("_link_function", &link_function);
+  bind_function_ctx(m);
 }
 
 }  // namespace ember::python

@@ -1,5 +1,7 @@
 // The whole public C++ API of ember: #include <ember/ember.h>
 #pragma once
+#include "ember/autograd.h"
+#include "ember/autograd_function.h"
 #include "ember/device.h"
 #include "ember/dtype.h"
 #include "ember/error.h"

@@ -33,6 +33,8 @@ class BackwardCtx {
   size_t num_attrs() const;
   size_t num_inputs() const;  // defined or not (variadic ops: cat, index)
   const DimVector& input_sizes(size_t i) const;
+  const DimVector& input_strides(size_t i) const;
+  int64_t input_storage_offset(size_t i) const;
   DType input_dtype(size_t i) const;
   bool input_defined(size_t i) const;
   // Whether input i needs a gradient at all (formulas may skip work otherwise).

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "autograd/autograd_meta.h"
+#include "dispatch/dispatcher.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/views.h"
@@ -43,6 +44,8 @@ static bool g_has_derivative[kNumOps] = {};
 void register_derivative(OpId op, Derivative d) {
   g_derivatives[static_cast<int>(op)] = d;
   g_has_derivative[static_cast<int>(op)] = true;
+  // Views record their base whether or not anything requires grad (view_tracking.h).
+  if (d.is_view) route_to_autograd_layer(op);
 }
 
 const Derivative* find_derivative(OpId op) {
@@ -53,9 +56,7 @@ const Derivative* find_derivative(OpId op) {
 // ---- BackwardCtx ------------------------------------------------------------------
 
 Tensor BackwardCtx::grad(size_t i) const {
-  if (has_grad(i)) return grads_[i];
-  const Node::OutputMeta& m = node_.output_meta().at(i);
-  return zeros(IntList(m.sizes.begin(), m.sizes.end()), TensorOptions(m.dtype).device(m.device));
+  return has_grad(i) ? grads_[i] : zeros_for(node_.output_meta().at(i));
 }
 Tensor BackwardCtx::input(size_t i) const {
   if (i < node_.input_meta().size() && !node_.input_meta()[i].defined) return Tensor();  // optional, left out
@@ -74,6 +75,10 @@ const Attr& BackwardCtx::attr(size_t i) const { return node_.attrs()[i]; }
 size_t BackwardCtx::num_attrs() const { return node_.attrs().size(); }
 size_t BackwardCtx::num_inputs() const { return node_.input_meta().size(); }
 const DimVector& BackwardCtx::input_sizes(size_t i) const { return node_.input_meta().at(i).sizes; }
+const DimVector& BackwardCtx::input_strides(size_t i) const { return node_.input_meta().at(i).strides; }
+int64_t BackwardCtx::input_storage_offset(size_t i) const {
+  return node_.input_meta().at(i).storage_offset;
+}
 DType BackwardCtx::input_dtype(size_t i) const { return node_.input_meta().at(i).dtype; }
 bool BackwardCtx::input_defined(size_t i) const { return node_.input_meta().at(i).defined; }
 bool BackwardCtx::needs_grad(size_t i) const {
@@ -83,16 +88,34 @@ bool BackwardCtx::needs_grad(size_t i) const {
 // ---- OpNode -------------------------------------------------------------------
 
 TensorList OpNode::apply(TensorList&& grads) {
-  EMBER_CHECK(!released_, "Trying to backward through the graph a second time (or directly "
-              "access saved tensors after they have already been freed). Saved intermediate "
-              "values of the graph are freed when you call .backward() or autograd.grad(). "
-              "Specify retain_graph=True if you need to backward through the graph a second time.");
+  EMBER_CHECK(!released_, kGraphFreedMessage);
   EMBER_CHECK_AS(NotImplementedError, derivative_.fn, "the derivative for '", op_name(op_),
                  "' is not implemented");
   BackwardCtx ctx(*this, grads);
   TensorList out = derivative_.fn(ctx);
   out.resize(next_edges().size());
   return out;
+}
+
+std::shared_ptr<OpNode> make_op_node(const OpCall& call, const Derivative& d) {
+  auto node = std::make_shared<OpNode>(call.op, d, call.attrs);
+  node->next_edges().reserve(call.inputs.size());
+  node->input_meta().reserve(call.inputs.size());
+  node->saved_inputs().resize(call.inputs.size());
+  for (size_t i = 0; i < call.inputs.size(); ++i) {
+    const Tensor& in = call.inputs[i];
+    node->next_edges().push_back(gradient_edge(in));
+    OpNode::InputMeta im;
+    if (in.defined()) im = {in.sizes(), in.strides(), in.storage_offset(), in.dtype(), true};
+    node->input_meta().push_back(std::move(im));
+    if (d.save_inputs & (1u << i)) {
+      // An in-place op overwrites its self: save the value from before the op.
+      bool overwritten = call.has_preset_output() && in.defined() &&
+                         in.impl()->storage() == call.outputs[0].impl()->storage();
+      node->saved_inputs()[i] = SavedTensor(overwritten ? clone(in) : in, false);
+    }
+  }
+  return node;
 }
 
 std::string OpNode::name() const { return backward_node_name(op_name(op_)); }

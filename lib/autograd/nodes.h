@@ -13,6 +13,8 @@ class OpNode : public Node {
  public:
   struct InputMeta {
     DimVector sizes;
+    DimVector strides;  // with storage_offset: where the input lay in its storage (as_strided)
+    int64_t storage_offset = 0;
     DType dtype = kFloat32;
     bool defined = false;
   };
@@ -53,6 +55,11 @@ class AccumulateGrad : public Node {
  private:
   Tensor leaf_;
 };
+
+// The backward node of one call of an op: edges to its inputs' histories, their
+// metadata, and the inputs its derivative row saves (from before the op, for an
+// in-place op). Outputs are attached by the caller.
+std::shared_ptr<OpNode> make_op_node(const OpCall& call, const Derivative& d);
 
 // "MulBackward0" from "mul", "MaxPool2dBackward0" from "max_pool2d".
 std::string backward_node_name(const char* op);

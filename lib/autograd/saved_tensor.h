@@ -9,6 +9,9 @@
 
 namespace ember::autograd {
 
+// The error of a backward through a node whose saved tensors were freed.
+extern const char* const kGraphFreedMessage;
+
 class SavedTensor {
  public:
   SavedTensor() = default;

@@ -1,6 +1,7 @@
 // Tensor's autograd methods (include/ember/methods/autograd.inc).
 #include "autograd/autograd_meta.h"
 #include "autograd/nodes.h"
+#include "autograd/view_tracking.h"
 #include "ember/ops/elementwise.h"
 
 namespace ember {
@@ -35,10 +36,7 @@ void Tensor::set_grad(const Tensor& g) {
   meta(*this).grad = g;
 }
 
-std::shared_ptr<Node> Tensor::grad_fn() const {
-  AutogradMeta* m = meta_or_null(*this);
-  return m ? m->grad_fn : nullptr;
-}
+std::shared_ptr<Node> Tensor::grad_fn() const { return grad_fn_of(*this); }
 
 bool Tensor::is_leaf() const { return grad_fn() == nullptr; }
 
@@ -54,18 +52,12 @@ void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, 
 }
 
 void Tensor::retain_grad() const {
+  refresh_view(*this);
   EMBER_CHECK(requires_grad(), "can't retain_grad on Tensor that has requires_grad=False");
   AutogradMeta& m = meta(*this);
   if (!m.grad_fn || m.retains_grad) return;  // leaves keep .grad anyway
-  std::weak_ptr<AutogradMeta> weak = impl()->autograd;
-  m.retain_grad_hook = m.grad_fn->add_pre_hook(m.output_nr, [weak](const Tensor& g) {
-    if (auto mm = weak.lock()) {
-      if (!mm->grad.defined()) mm->grad = g.clone();
-      else mm->grad = mm->grad + g;
-    }
-    return Tensor();
-  });
   m.retains_grad = true;
+  add_retain_grad_hook(*this);
 }
 
 bool Tensor::retains_grad() const {
@@ -74,6 +66,7 @@ bool Tensor::retains_grad() const {
 }
 
 int Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) const {
+  refresh_view(*this);
   EMBER_CHECK(requires_grad(), "cannot register a hook on a tensor that doesn't require gradient");
   AutogradMeta& m = meta(*this);
   if (m.grad_fn) return m.grad_fn->add_pre_hook(m.output_nr, std::move(hook));
@@ -90,7 +83,16 @@ void Tensor::remove_hook(int handle) const {
     if (it->first == handle) { m->leaf_hooks.erase(it); return; }
 }
 
+bool Tensor::is_view() const { return view_info(*this) != nullptr; }
+
+Tensor Tensor::_base() const {
+  const ViewInfo* info = view_info(*this);
+  return info ? info->base : Tensor();
+}
+
 Tensor& Tensor::detach_() {
+  // A view's history is tied to its base's (Note [View + in-place]).
+  EMBER_CHECK(!is_view(), "Can't detach views in-place. Use detach() instead.");
   if (AutogradMeta* m = meta_or_null(*this)) {
     m->grad_fn.reset();
     m->output_nr = 0;

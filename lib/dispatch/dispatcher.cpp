@@ -6,6 +6,7 @@ namespace {
 KernelFn g_kernels[kNumOps][kNumDeviceTypes] = {};
 LayerFn g_tracer_layer = nullptr;
 LayerFn g_autograd_layer = nullptr;
+bool g_always_autograd[kNumOps] = {};
 
 // The device every tensor input is on. A 0-dim CPU tensor may join tensors of
 // another device (as in PyTorch), so a Python number never forces a copy.
@@ -25,9 +26,14 @@ Device resolve_device(const OpCall& call) {
   return first ? first->device() : kCPU;
 }
 
-bool any_requires_grad(const OpCall& call) {
+// Note [Requires grad] (lib/autograd/autograd_meta.h): a tensor with autograd
+// metadata (a view, whose requires_grad may follow its base's) goes to the
+// autograd layer too, which decides.
+bool needs_autograd_layer(const OpCall& call) {
+  if (g_always_autograd[static_cast<int>(call.op)]) return true;
+  if (!dispatch_state().grad_enabled) return false;
   for (const Tensor& t : call.inputs)
-    if (t.defined() && t.impl()->requires_grad) return true;
+    if (t.defined() && (t.impl()->requires_grad || t.impl()->autograd)) return true;
   return false;
 }
 }  // namespace
@@ -39,6 +45,7 @@ DispatchState& dispatch_state() {
 
 void set_tracer_layer(LayerFn fn) { g_tracer_layer = fn; }
 void set_autograd_layer(LayerFn fn) { g_autograd_layer = fn; }
+void route_to_autograd_layer(OpId op) { g_always_autograd[static_cast<int>(op)] = true; }
 
 void register_kernel(OpId op, DeviceType device, KernelFn fn) {
   g_kernels[static_cast<int>(op)][static_cast<int>(device)] = fn;
@@ -57,7 +64,7 @@ void dispatch(OpCall& call) {
 }
 
 void dispatch_below_tracer(OpCall& call) {
-  if (g_autograd_layer && dispatch_state().grad_enabled && any_requires_grad(call)) {
+  if (g_autograd_layer && needs_autograd_layer(call)) {
     g_autograd_layer(call);
     return;
   }

@@ -1,7 +1,7 @@
 // The dispatcher: the one door every op goes through (see DESIGN.md).
 //
 //   dispatch(call) -> tracer layer   (only while a trace is active)
-//                  -> autograd layer (only if grad mode is on and an input requires grad)
+//                  -> autograd layer (if grad mode is on and an input requires grad, and for views)
 //                  -> backend layer  (kernel for (op, device) from the registry)
 //
 // A layer with nothing to do costs one branch. The tracer and autograd layers
@@ -28,6 +28,9 @@ void dispatch_backend(OpCall& call);
 
 void set_tracer_layer(LayerFn fn);
 void set_autograd_layer(LayerFn fn);
+// Calls of `op` pass the autograd layer even when nothing requires grad and
+// grad mode is off (view ops: the layer records their base).
+void route_to_autograd_layer(OpId op);
 
 void register_kernel(OpId op, DeviceType device, KernelFn fn);
 bool has_kernel(OpId op, DeviceType device);

@@ -1,5 +1,6 @@
 // Joining and splitting: cat (an op) and the composites stack, hstack, vstack,
 // split, chunk, tensor_split (views made with narrow/slice).
+#include "autograd/view_tracking.h"
 #include "dispatch/dispatcher.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/shape_index.h"
@@ -106,6 +107,7 @@ TensorList split(const Tensor& self, int64_t split_size, int64_t dim) {
     int64_t start = i * split_size;
     out.push_back(narrow(self, d, start, std::min(split_size, size - start)));
   }
+  autograd::mark_multi_output_views(out, "split");  // no in-place through them, as in PyTorch
   return out;
 }
 
@@ -128,6 +130,7 @@ TensorList split_with_sizes(const Tensor& self, const IntList& split_sizes, int6
     out.push_back(narrow(self, d, start, s));
     start += s;
   }
+  autograd::mark_multi_output_views(out, "split_with_sizes");
   return out;
 }
 

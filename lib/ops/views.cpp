@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "autograd/view_tracking.h"
 #include "dispatch/dispatcher.h"
 
 namespace ember {
@@ -239,6 +240,7 @@ TensorList unbind(const Tensor& self, int64_t dim) {
   int64_t d = wrap_dim(dim, self.dim(), "unbind");
   TensorList out;
   for (int64_t i = 0; i < self.sizes()[d]; ++i) out.push_back(select(self, d, i));
+  autograd::mark_multi_output_views(out, "unbind");  // no in-place through them, as in PyTorch
   return out;
 }
 

@@ -18,31 +18,13 @@ from .. import _C
 from .grad_mode import no_grad
 
 
-class FunctionCtx:
-    """What forward leaves for backward: saved tensors and other attributes."""
+class FunctionCtx(_C._FunctionCtx):
+    """What forward leaves for backward: saved tensors and any other attributes.
 
-    def __init__(self, args):
-        self._to_save = ()
-        self._non_differentiable = ()
-        self.saved_tensors = ()
-        self.materialize_grads = True
-        self.needs_input_grad = tuple(isinstance(a, _C.Tensor) and a.requires_grad for a in args)
-
-    def save_for_backward(self, *tensors):
-        for t in tensors:
-            if t is not None and not isinstance(t, _C.Tensor):
-                raise TypeError("save_for_backward can only save tensors, but argument "
-                                f"{type(t).__name__} was given")
-        self._to_save = tensors
-
-    def mark_non_differentiable(self, *tensors):
-        self._non_differentiable = tensors
-
-    def mark_dirty(self, *tensors):
-        """Accepted for compatibility: an input modified in place gets a new history anyway."""
-
-    def set_materialize_grads(self, value):
-        self.materialize_grads = bool(value)
+    save_for_backward(*tensors) / saved_tensors, mark_dirty(*inputs changed in place),
+    mark_non_differentiable(*outputs), set_materialize_grads(bool) and needs_input_grad
+    are shared with the C++ API (ember::autograd::AutogradContext).
+    """
 
 
 class Function:
@@ -59,7 +41,8 @@ class Function:
 
     @classmethod
     def apply(cls, *args):
-        ctx = FunctionCtx(args)
+        ctx = FunctionCtx()
+        ctx._set_inputs(args)
         with no_grad():
             outputs = cls.forward(ctx, *args)
         return _C._link_function(cls, ctx, tuple(args), outputs)
