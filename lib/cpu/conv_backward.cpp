@@ -1,12 +1,15 @@
-// CPU kernel of conv2d_backward_weight: for each image and group,
-// grad_weight += grad_output [C_out/g, L] @ im2col(input)^T [L, C_in/g * kh * kw].
+// CPU kernel of conv2d_backward_weight: for each image and group, the
+// transposed gradient [C_in/g * kh * kw, C_out/g] += im2col(input) [K, L] @
+// grad_output^T [L, C_out/g]. (This orientation of the product runs faster
+// than grad_output @ im2col^T, measured with oneDNN: 190 against 160 GFLOP/s
+// for [32, 784] x [784, 144].) The sums are transposed into grad_weight at the end.
 //
 // Images (and bands of output rows, as in the forward) are spread over the
 // threads, each summing into a weight-sized buffer of its own (BLAS
 // single-threaded inside); the buffers are added up at the end. When the
 // buffers would be too large (big weights: each product then has work enough
 // for all threads) or there are too few tasks, the images run one after
-// another into the result with im2col and BLAS threaded.
+// another with im2col and BLAS threaded.
 #include "cpu/conv_common.h"
 #include "cpu/parallel.h"
 
@@ -32,7 +35,7 @@ void conv2d_backward_weight_typed(const T* go, const T* x, T* gw, const ConvArgs
   const int64_t bands = (g.out_h + band - 1) / band, tasks = a.batch * bands;
   const int64_t col_len = pointwise ? 0 : K * band * g.out_w;
 
-  // Adds task t's products into acc [cout, K], using col as its column buffer.
+  // Adds task t's products into acc [groups, K, C_out/g], using col as its column buffer.
   auto task = [&](int64_t t, T* col, T* acc) {
     const int64_t n = t / bands, r0 = (t % bands) * band, r1 = std::min(g.out_h, r0 + band);
     const int64_t len = (r1 - r0) * g.out_w;
@@ -46,36 +49,43 @@ void conv2d_backward_weight_typed(const T* go, const T* x, T* gw, const ConvArgs
         cols = col;
         ld = len;
       }
-      gemm_any(false, true, a.out_per_group, K, len, gg, out_plane, cols, ld, true,
-               acc + grp * a.out_per_group * K, K);
+      gemm_any(false, true, K, a.out_per_group, len, cols, ld, gg, out_plane, true,
+               acc + grp * K * a.out_per_group, a.out_per_group);
     }
   };
 
-  std::fill(gw, gw + wsize, T(0));
   const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
   const bool spread = threads > 1 && tasks >= threads &&
                       tasks * a.out_per_group * K * band * g.out_w >= kParallelMacs &&
                       threads * wsize * static_cast<int64_t>(sizeof(T)) <= kMaxPrivateBytes;
-  const int64_t nbuf = spread ? threads : 1;
-  const int64_t per_thread = std::max<int64_t>(1, col_len + (spread ? wsize : 0));
+  const int64_t nbuf = spread ? threads : 1, per_thread = col_len + wsize;
   Tensor buffers = empty(IntList{nbuf, per_thread}, TensorOptions(dtype_of<T>::value));
   T* base = static_cast<T*>(buffers.data_ptr());
+  auto zeroed_buffer = [&](int64_t b) {  // the column buffer, then acc [groups, K, C_out/g]
+    T* buf = base + b * per_thread;
+    std::fill(buf + col_len, buf + per_thread, T(0));
+    return buf;
+  };
   if (!spread) {
-    for (int64_t t = 0; t < tasks; ++t) task(t, base, gw);
-    return;
-  }
+    T* buf = zeroed_buffer(0);
+    for (int64_t t = 0; t < tasks; ++t) task(t, buf, buf + col_len);
+  } else {
 #pragma omp parallel num_threads(threads)
-  {
-    T* buf = base + omp_get_thread_num() * per_thread;
-    T* acc = buf + col_len;
-    std::fill(acc, acc + wsize, T(0));
+    {
+      T* buf = zeroed_buffer(omp_get_thread_num());
 #pragma omp for schedule(static)
-    for (int64_t t = 0; t < tasks; ++t) task(t, buf, acc);
+      for (int64_t t = 0; t < tasks; ++t) task(t, buf, buf + col_len);
+    }
   }
+  // gw[grp, c, k] = the sum over the buffers of acc[grp, k, c].
+  const int64_t per_group = a.out_per_group * K;
   parallel_for(0, wsize, kGrainSize / threads, [&](int64_t i0, int64_t i1) {
-    for (int64_t b = 0; b < nbuf; ++b) {
-      const T* acc = base + b * per_thread + col_len;
-      for (int64_t i = i0; i < i1; ++i) gw[i] += acc[i];
+    for (int64_t i = i0; i < i1; ++i) {
+      const int64_t grp = i / per_group, c = (i / K) % a.out_per_group, k = i % K;
+      const T* acc = base + col_len + grp * per_group + k * a.out_per_group + c;
+      T sum = T(0);
+      for (int64_t b = 0; b < nbuf; ++b) sum += acc[b * per_thread];
+      gw[i] = sum;
     }
   });
 }
