@@ -61,6 +61,24 @@ def test_conv2d_gradcheck_non_contiguous_batch1_and_unbatched():
 def test_conv1d_gradcheck():
     assert gradcheck(lambda x, w, b: F.conv1d(x, w, b, stride=2, padding=1, dilation=2),
                      (leaf(2, 3, 9), leaf(4, 3, 3), leaf(4)))
+    assert gradcheck(lambda x, w: F.conv1d(x, w, padding="same"), (leaf(2, 3, 6), leaf(2, 3, 4)))
+
+
+@pytest.mark.parametrize("dtype", [ember.float16, ember.bfloat16])
+def test_reduced_precision_gradients_follow_float32(dtype):
+    # distinct values k / 16, exact in both dtypes, so the max pools pick the same elements
+    x64 = rng.permutation(144).reshape(2, 4, 6, 3) / 16.0
+    w64, c64 = rng.standard_normal((4, 2, 3, 3)), rng.standard_normal((2, 4, 6, 3))
+    grads = {}
+    for dt in (ember.float32, dtype):
+        x, w = (ember.from_numpy(a).to(dt).requires_grad_() for a in (x64, w64))
+        pooled = F.avg_pool2d(F.max_pool2d(x, 2, 1), 2, ceil_mode=True)
+        loss = (F.conv2d(x, w, padding=1, groups=2) * ember.from_numpy(c64).to(dt)).sum()
+        (loss + F.adaptive_avg_pool2d(pooled, 2).sum()).backward()
+        assert x.grad.dtype == dt and w.grad.dtype == dt
+        grads[dt] = (x.grad.float().numpy(), w.grad.float().numpy())
+    for a, b in zip(grads[ember.float32], grads[dtype]):
+        np.testing.assert_allclose(b, a, rtol=0.05, atol=0.1)
 
 
 def test_conv2d_empty_batch_gives_zero_weight_gradient():
