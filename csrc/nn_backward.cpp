@@ -102,12 +102,30 @@ void bind_loss_backward(py::module_& m) {
         py::arg("pos_weight") = py::none(), py::arg("reduction") = 1);
 }
 
+void bind_conv_pool_backward(py::module_& m) {
+  m.def("_conv2d_backward_input", &conv2d_backward_input, py::arg("grad_output"), py::arg("weight"),
+        py::arg("input_size"), py::arg("stride") = IntList{1}, py::arg("padding") = IntList{0},
+        py::arg("dilation") = IntList{1}, py::arg("groups") = 1);
+  m.def("_conv2d_backward_weight", &conv2d_backward_weight, py::arg("grad_output"), py::arg("input"),
+        py::arg("weight_size"), py::arg("stride") = IntList{1}, py::arg("padding") = IntList{0},
+        py::arg("dilation") = IntList{1}, py::arg("groups") = 1);
+  m.def("_max_pool2d_backward", &max_pool2d_backward, py::arg("grad_output"), py::arg("indices"),
+        py::arg("input_size"));
+  m.def("_avg_pool2d_backward", &avg_pool2d_backward, py::arg("grad_output"), py::arg("input_size"),
+        py::arg("kernel_size"), py::arg("stride") = IntList{}, py::arg("padding") = IntList{0},
+        py::arg("ceil_mode") = false, py::arg("count_include_pad") = true,
+        py::arg("divisor_override") = py::none());
+  m.def("_adaptive_avg_pool2d_backward", &adaptive_avg_pool2d_backward, py::arg("grad_output"),
+        py::arg("input_size"));
+}
+
 }  // namespace
 
 void bind_nn_backward(py::module_& m) {
   bind_norm_backward(m);
   bind_misc_backward(m);
   bind_loss_backward(m);
+  bind_conv_pool_backward(m);
 }
 
 }  // namespace ember::python

@@ -1,5 +1,6 @@
-// CPU kernels of conv2d and conv_transpose2d: im2col / col2im (im2col.h) around
-// one matrix product per image and group.
+// CPU kernels of conv2d, conv_transpose2d and conv2d_backward_input (the same
+// computation as conv_transpose2d): im2col / col2im (im2col.h) around one
+// matrix product per image and group.
 //
 // Images are spread over the OpenMP threads (each with its own column buffer,
 // BLAS single-threaded inside) when there are enough of them; otherwise images
@@ -8,92 +9,17 @@
 // images and the band stays in cache; images with small output planes are
 // stacked side by side instead, so each product is wide enough to run at full
 // speed. float16/bfloat16 compute in float32; integers use the reference gemm.
-#include <omp.h>
-
-#include "cpu/blas.h"
-#include "cpu/gemm_ref.h"
-#include "cpu/im2col.h"
-#include "dispatch/dispatcher.h"
-#include "ember/ops/factories.h"
-#include "ember/ops/views.h"
+#include "cpu/conv_common.h"
 
 namespace ember::cpu {
 
 namespace {
 
-// A band of columns this large stays in L2 while BLAS reads it (1 MB measured
-// best of 0.25..8 MB on [8,64,56,56] -> 64 3x3, single-threaded).
-constexpr int64_t kColBufferBytes = int64_t(1) << 20;
+using namespace conv;
+
 // Images with fewer output positions than this are stacked side by side in one
 // column matrix, so that a product has enough columns to run at full speed.
 constexpr int64_t kMinGemmCols = 1024;
-// Per-task products below this many multiply-adds are always spread over tasks.
-constexpr int64_t kSmallTaskMacs = int64_t(1) << 22;
-// Below this many multiply-adds in all, everything runs on the calling thread.
-constexpr int64_t kParallelMacs = int64_t(1) << 17;
-
-// C[m,n] (+)= op(A) @ B, row-major; op(A) = A [m,k] or, with trans_a, A stored [k,m].
-template <typename T>
-void gemm_any(bool trans_a, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b,
-              int64_t ldb, bool accumulate, T* c, int64_t ldc) {
-  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-    blas::gemm(trans_a, false, m, n, k, T(1), a, lda, b, ldb, accumulate ? T(1) : T(0), c, ldc);
-  } else {
-    StridedMatrix<const T> am{a, trans_a ? 1 : lda, trans_a ? lda : 1};
-    gemm_ref<T>(m, n, k, 1, am, {b, ldb, 1}, accumulate ? 1 : 0, {c, ldc, 1});
-  }
-}
-
-struct ConvArgs {
-  int64_t batch, groups;
-  int64_t in_per_group, out_per_group;  // channels of x and y per group
-  ConvGeometry g;                        // per group: image = conv2d's input side
-};
-
-// Rows of the band so that a column buffer of rows x cols fits kColBufferBytes.
-int64_t band_rows(int64_t col_rows, int64_t row_len, int64_t total_rows, size_t itemsize) {
-  int64_t per_row = std::max<int64_t>(1, col_rows * row_len * static_cast<int64_t>(itemsize));
-  return std::clamp<int64_t>(kColBufferBytes / per_row, 1, std::max<int64_t>(total_rows, 1));
-}
-
-// Runs task(i, buffer) for i in [0, tasks): spread over the threads (each with
-// its own buffer, BLAS single-threaded inside) when there are enough tasks,
-// else one after another with im2col and BLAS threaded.
-template <typename T, typename F>
-void for_each_task(int64_t tasks, int64_t macs_per_task, int64_t buffer_len, const F& task) {
-  int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
-  bool spread = threads > 1 && tasks >= threads && tasks * macs_per_task >= kParallelMacs &&
-                (tasks % threads == 0 || tasks >= 4 * threads || macs_per_task < kSmallTaskMacs);
-  int64_t nbuf = spread ? threads : 1;
-  buffer_len = std::max<int64_t>(buffer_len, 1);
-  Tensor buffers = empty(IntList{nbuf, buffer_len}, TensorOptions(dtype_of<T>::value));
-  T* base = static_cast<T*>(buffers.data_ptr());
-  if (!spread) {
-    for (int64_t i = 0; i < tasks; ++i) task(i, base);
-    return;
-  }
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (int64_t i = 0; i < tasks; ++i) task(i, base + omp_get_thread_num() * buffer_len);
-}
-
-// y = bias (or 0) over each of the planes.
-template <typename T>
-void fill_bias(T* y, const T* bias, int64_t channels, int64_t plane) {
-  for (int64_t c = 0; c < channels; ++c) std::fill(y + c * plane, y + (c + 1) * plane, bias ? bias[c] : T(0));
-}
-
-template <typename T>
-struct ConvPointers {
-  const T* x;
-  const T* w;
-  const T* bias;  // nullptr without bias
-  T* y;
-  ConvPointers(const Tensor& xt, const Tensor& wt, const Tensor& bt, const Tensor& yt)
-      : x(static_cast<const T*>(xt.data_ptr())), w(static_cast<const T*>(wt.data_ptr())),
-        bias(bt.defined() ? static_cast<const T*>(bt.data_ptr()) : nullptr),
-        y(static_cast<T*>(yt.data_ptr())) {}
-};
-
 // Rows per band of output for conv2d_banded: as many as the column buffer
 // holds, fewer when that leaves the threads too few (image, band) tasks to share
 // evenly, but not below kMinBandCols output positions per product.
@@ -136,11 +62,11 @@ void conv2d_banded(const ConvPointers<T>& p, const ConvArgs& a) {
       const T* wg = p.w + grp * a.out_per_group * K;
       T* yg = yn + grp * a.out_per_group * out_plane;
       if (pointwise) {
-        gemm_any(false, a.out_per_group, len, K, wg, K, xg + first, in_plane, p.bias != nullptr, yg,
+        gemm_any(false, false, a.out_per_group, len, K, wg, K, xg + first, in_plane, p.bias != nullptr, yg,
                  out_plane);
       } else {
         im2col(xg, g, r0, r1, col, len);
-        gemm_any(false, a.out_per_group, len, K, wg, K, col, len, p.bias != nullptr, yg, out_plane);
+        gemm_any(false, false, a.out_per_group, len, K, wg, K, col, len, p.bias != nullptr, yg, out_plane);
       }
     }
   });
@@ -162,7 +88,7 @@ void conv2d_stacked(const ConvPointers<T>& p, const ConvArgs& a, int64_t stack) 
       for (int64_t i = 0; i < count; ++i)
         im2col(p.x + ((n0 + i) * cin + grp * a.in_per_group) * in_plane, g, 0, g.out_h,
                col + i * out_plane, cols);
-      gemm_any(false, a.out_per_group, cols, K, p.w + grp * a.out_per_group * K, K, col, cols, false,
+      gemm_any(false, false, a.out_per_group, cols, K, p.w + grp * a.out_per_group * K, K, col, cols, false,
                prod, cols);
       for (int64_t i = 0; i < count; ++i)
         for (int64_t c = 0; c < a.out_per_group; ++c) {
@@ -214,46 +140,16 @@ void conv_transpose2d_typed(const Tensor& x, const Tensor& w, const Tensor& bias
       const T* wg = wp + grp * a.in_per_group * K;  // [in_per_group, K]
       T* yg = yn + grp * a.out_per_group * out_plane;
       if (pointwise) {
-        gemm_any(true, K, in_plane, a.in_per_group, wg, K, xg, in_plane, true, yg, out_plane);
+        gemm_any(true, false, K, in_plane, a.in_per_group, wg, K, xg, in_plane, true, yg, out_plane);
         continue;
       }
       for (int64_t r0 = 0; r0 < g.out_h; r0 += band) {
         int64_t r1 = std::min(g.out_h, r0 + band), len = (r1 - r0) * g.out_w;
-        gemm_any(true, K, len, a.in_per_group, wg, K, xg + r0 * g.out_w, in_plane, false, col, len);
+        gemm_any(true, false, K, len, a.in_per_group, wg, K, xg + r0 * g.out_w, in_plane, false, col, len);
         col2im(col, g, r0, r1, yg, len);
       }
     }
   });
-}
-
-ConvGeometry geometry(int64_t channels, int64_t h, int64_t w, const Tensor& weight,
-                      const DimVector& stride, const DimVector& padding, const DimVector& dilation,
-                      int64_t out_h, int64_t out_w) {
-  return {channels, h, w, weight.size(2), weight.size(3), stride[0], stride[1], padding[0],
-          padding[1], dilation[0], dilation[1], out_h, out_w};
-}
-
-// Runs body<T>(x, w, bias, y) on contiguous operands, float16/bfloat16 in float32.
-template <typename Body>
-void run_conv(OpCall& call, const DimVector& out_sizes, const char* op, const Body& body) {
-  const Tensor& input = call.in(0);
-  DType dt = input.dtype();
-  Tensor out;
-  if (call.has_preset_output()) {
-    out = call.outputs[0];
-  } else {
-    out = empty(out_sizes, TensorOptions(dt));
-    call.outputs.push_back(out);
-  }
-  if (out.numel() == 0) return;
-  DType compute = dt == kFloat16 || dt == kBFloat16 ? kFloat32 : dt;
-  auto prep = [&](const Tensor& t) { return t.defined() ? t.to(compute).contiguous() : t; };
-  Tensor x = prep(input), w = prep(call.in(1)), b = prep(call.in(2));
-  Tensor y = compute == dt && out.is_contiguous() ? out : empty(out_sizes, TensorOptions(compute));
-  EMBER_DISPATCH_NUMERIC(compute, op, [&] {
-    if constexpr (!is_reduced_float_v<scalar_t>) body(scalar_t{}, x, w, b, y);
-  });
-  if (!y.is_same(out)) out.copy_(y);
 }
 
 // conv2d: in input [N,C,H,W], weight [C_out, C/groups, kh, kw], bias? [C_out];
@@ -291,9 +187,26 @@ void conv_transpose2d_kernel(OpCall& call) {
            });
 }
 
+// conv2d_backward_input: in grad_output [N,C_out,OH,OW], weight [C_out, C_in/groups, kh, kw];
+// attrs input_size [N,C_in,H,W], stride, padding, dilation, groups. The
+// conv_transpose2d of grad_output (no bias), its output size given.
+void conv2d_backward_input_kernel(OpCall& call) {
+  const Tensor &go = call.in(0), &w = call.in(1);
+  const DimVector &size = call.attr(0).to_ints(), &st = call.attr(1).to_ints(),
+                  &pad = call.attr(2).to_ints(), &dil = call.attr(3).to_ints();
+  int64_t groups = call.attr(4).to_int(), out_per_group = w.size(1);
+  ConvArgs a{go.size(0), groups, go.size(1) / groups, out_per_group,
+             geometry(out_per_group, size[2], size[3], w, st, pad, dil, go.size(2), go.size(3))};
+  run_conv(call, size, "conv2d_backward_input",
+           [&](auto tag, const Tensor& gc, const Tensor& wc, const Tensor& none, const Tensor& y) {
+             conv_transpose2d_typed<decltype(tag)>(gc, wc, none, y, a);
+           });
+}
+
 }  // namespace
 
 EMBER_REGISTER_KERNEL(conv2d, CPU, conv2d_kernel);
 EMBER_REGISTER_KERNEL(conv_transpose2d, CPU, conv_transpose2d_kernel);
+EMBER_REGISTER_KERNEL(conv2d_backward_input, CPU, conv2d_backward_input_kernel);
 
 }  // namespace ember::cpu

@@ -30,6 +30,11 @@ struct ConvGeometry {
   // The ow range [lo, hi) whose input column ow * sw - pw + j * dw lies inside [0, width).
   void valid_cols(int64_t j, int64_t& lo, int64_t& hi) const {
     int64_t off = j * dw - pw;  // iw = ow * sw + off
+    if (sw == 1) {  // no divisions (they cost as much as a short row's copy)
+      lo = std::clamp<int64_t>(-off, 0, out_w);
+      hi = std::clamp<int64_t>(width - off, lo, out_w);
+      return;
+    }
     lo = off >= 0 ? 0 : (-off + sw - 1) / sw;
     hi = width - off <= 0 ? 0 : std::min(out_w, (width - off - 1) / sw + 1);
     lo = std::min(lo, hi);
@@ -47,8 +52,8 @@ void im2col_shifted_row(const T* plane, const ConvGeometry& g, int64_t i, int64_
   const int64_t row_off = i * g.dh - g.ph;  // ih = oh + row_off
   const int64_t a = std::clamp(-row_off, oh0, oh1);             // first oh with ih >= 0
   const int64_t b = std::clamp(g.height - row_off, a, oh1);     // end of oh with ih < H
-  std::fill(dst, dst + (a - oh0) * W, T(0));
-  std::fill(dst + (b - oh0) * W, dst + (oh1 - oh0) * W, T(0));
+  if (a > oh0) std::fill(dst, dst + (a - oh0) * W, T(0));  // (most rows: no call)
+  if (b < oh1) std::fill(dst + (b - oh0) * W, dst + (oh1 - oh0) * W, T(0));
   T* d = dst + (a - oh0) * W;
   if (a >= b || lo >= hi) {
     std::fill(d, d + (b - a) * W, T(0));
@@ -58,10 +63,24 @@ void im2col_shifted_row(const T* plane, const ConvGeometry& g, int64_t i, int64_
   const T* src = plane + (a + row_off) * W + lo + (j * g.dw - g.pw);
   std::memcpy(d + lo, src, ((b - a - 1) * W + hi - lo) * sizeof(T));
   if (lo == 0 && hi == W) return;
-  for (int64_t oh = a; oh < b; ++oh, d += W) {  // the columns that hang over the padding
-    for (int64_t ow = 0; ow < lo; ++ow) d[ow] = T(0);
-    for (int64_t ow = hi; ow < W; ++ow) d[ow] = T(0);
+  // The columns that hang over the padding: a few stores a row. Through a zero
+  // the compiler cannot see, they stay stores (a literal 0 becomes a memset
+  // call per row, which costs more than the row's copy).
+  volatile T opaque_zero = T(0);
+  const T zero = opaque_zero;
+  for (int64_t oh = a; oh < b; ++oh, d += W) {
+    for (int64_t ow = 0; ow < lo; ++ow) d[ow] = zero;
+    for (int64_t ow = hi; ow < W; ++ow) d[ow] = zero;
   }
+}
+
+// (c, i, j) of the next column row r + 1 = (c * kh + i) * kw + j + 1.
+inline void next_offset(const ConvGeometry& g, int64_t& c, int64_t& i, int64_t& j) {
+  if (++j < g.kw) return;
+  j = 0;
+  if (++i < g.kh) return;
+  i = 0;
+  ++c;
 }
 
 // col[r * ld + (oh - oh0) * OW + ow] for r = (c * kh + i) * kw + j.
@@ -70,8 +89,8 @@ void im2col(const T* im, const ConvGeometry& g, int64_t oh0, int64_t oh1, T* col
   const int64_t len = (oh1 - oh0) * g.out_w, plane = g.height * g.width;
   parallel_for(0, g.col_rows(), std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, len)),
                [&](int64_t r0, int64_t r1) {
-    for (int64_t r = r0; r < r1; ++r) {
-      int64_t j = r % g.kw, i = (r / g.kw) % g.kh, c = r / (g.kw * g.kh);
+    int64_t j = r0 % g.kw, i = (r0 / g.kw) % g.kh, c = r0 / (g.kw * g.kh);
+    for (int64_t r = r0; r < r1; ++r, next_offset(g, c, i, j)) {
       int64_t lo, hi;
       g.valid_cols(j, lo, hi);
       T* dst = col + r * ld;
@@ -97,28 +116,63 @@ void im2col(const T* im, const ConvGeometry& g, int64_t oh0, int64_t oh1, T* col
   });
 }
 
+// col2im of one column row in the shifted case of im2col_shifted_row: the
+// row's block from (a, lo) to (b - 1, hi) adds onto one contiguous run of the
+// plane when no column hangs over the padding (lo = 0, hi = W), else row by
+// row (zeroing those columns to add one run instead costs more: compilers
+// turn the few stores into memset calls).
+template <typename T>
+void col2im_shifted_row(const T* src, const ConvGeometry& g, int64_t i, int64_t j, int64_t oh0,
+                        int64_t oh1, int64_t lo, int64_t hi, T* plane) {
+  const int64_t W = g.width;
+  const int64_t row_off = i * g.dh - g.ph;  // ih = oh + row_off
+  const int64_t a = std::clamp(-row_off, oh0, oh1);
+  const int64_t b = std::clamp(g.height - row_off, a, oh1);
+  if (a >= b || lo >= hi) return;
+  const T* s = src + (a - oh0) * W + lo;
+  T* d = plane + (a + row_off) * W + lo + (j * g.dw - g.pw);
+  const bool whole_rows = lo == 0 && hi == W;
+  const int64_t rows = whole_rows ? 1 : b - a, len = whole_rows ? (b - a) * W : hi - lo;
+  for (int64_t r = 0; r < rows; ++r, s += W, d += W) {
+#pragma omp simd
+    for (int64_t k = 0; k < len; ++k) d[k] += s[k];
+  }
+}
+
 // im[c, ih, iw] += col[r * ld + (oh - oh0) * OW + ow] over the band; the inverse
-// walk of im2col. Channels are split across threads (rows of one channel collide).
+// walk of im2col. Channels are split across threads (rows of one channel
+// collide).
 template <typename T>
 void col2im(const T* col, const ConvGeometry& g, int64_t oh0, int64_t oh1, T* im, int64_t ld) {
   const int64_t len = (oh1 - oh0) * g.out_w, plane = g.height * g.width;
   const int64_t per_channel = g.kh * g.kw;
+  const bool shifted = g.sh == 1 && g.sw == 1 && g.out_w == g.width;
   parallel_for(0, g.channels, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, len * per_channel)),
                [&](int64_t c0, int64_t c1) {
     for (int64_t c = c0; c < c1; ++c) {
-      for (int64_t r = c * per_channel; r < (c + 1) * per_channel; ++r) {
-        int64_t j = r % g.kw, i = (r / g.kw) % g.kh;
-        int64_t lo, hi;
-        g.valid_cols(j, lo, hi);
-        const T* src = col + r * ld;
-        for (int64_t oh = oh0; oh < oh1; ++oh, src += g.out_w) {
-          int64_t ih = oh * g.sh - g.ph + i * g.dh;
-          if (ih < 0 || ih >= g.height) continue;
-          T* row = im + c * plane + ih * g.width;
-          int64_t off = j * g.dw - g.pw;
-          for (int64_t ow = lo; ow < hi; ++ow) row[ow * g.sw + off] += src[ow];
+      T* im_c = im + c * plane;
+      for (int64_t i = 0; i < g.kh; ++i)
+        for (int64_t j = 0; j < g.kw; ++j) {
+          int64_t lo, hi;
+          g.valid_cols(j, lo, hi);
+          const T* src = col + ((c * g.kh + i) * g.kw + j) * ld;
+          if (shifted) {
+            col2im_shifted_row(src, g, i, j, oh0, oh1, lo, hi, im_c);
+            continue;
+          }
+          const int64_t off = j * g.dw - g.pw;
+          for (int64_t oh = oh0; oh < oh1; ++oh, src += g.out_w) {
+            int64_t ih = oh * g.sh - g.ph + i * g.dh;
+            if (ih < 0 || ih >= g.height) continue;
+            T* row = im_c + ih * g.width;  // input column iw = ow * sw + off
+            if (g.sw == 1) {
+#pragma omp simd
+              for (int64_t ow = lo; ow < hi; ++ow) row[ow + off] += src[ow];
+            } else {
+              for (int64_t ow = lo; ow < hi; ++ow) row[ow * g.sw + off] += src[ow];
+            }
+          }
         }
-      }
     }
   });
 }

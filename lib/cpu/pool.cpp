@@ -9,45 +9,19 @@
 #include <vector>
 
 #include "cpu/dtype_dispatch.h"
-#include "cpu/parallel.h"
 #include "dispatch/dispatcher.h"
 #include "ember/ops/factories.h"
-#include "ops/pool_shape.h"
+#include "cpu/pool_common.h"
 
 namespace ember::cpu {
 
 namespace {
-
-struct Window2d {
-  int64_t kh, kw, sh, sw, ph, pw, dh = 1, dw = 1;
-};
-
-Window2d window_from(const OpCall& call, bool with_dilation) {
-  const DimVector &k = call.attr(0).to_ints(), &s = call.attr(1).to_ints(),
-                  &p = call.attr(2).to_ints();
-  Window2d w{k[0], k[1], s[0], s[1], p[0], p[1]};
-  if (with_dilation) {
-    const DimVector& d = call.attr(3).to_ints();
-    w.dh = d[0];
-    w.dw = d[1];
-  }
-  return w;
-}
 
 Tensor new_output(OpCall& call, size_t i, const DimVector& sizes, DType dtype) {
   if (call.outputs.size() > i) return call.outputs[i];
   Tensor out = empty(sizes, TensorOptions(dtype));
   call.outputs.push_back(out);
   return out;
-}
-
-// Runs plane(p) for each of the planes of [N, C, ...] across threads.
-template <typename F>
-void for_each_plane(int64_t planes, int64_t work_per_plane, const F& plane) {
-  int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, work_per_plane));
-  parallel_for(0, planes, grain, [&](int64_t p0, int64_t p1) {
-    for (int64_t p = p0; p < p1; ++p) plane(p);
-  });
 }
 
 template <typename T>
@@ -198,23 +172,13 @@ void avg_pool2d_typed(const Tensor& x, const Tensor& out, const Window2d& w, boo
   for_each_plane(x.size(0) * x.size(1), OH * OW * w.kh * w.kw, [&](int64_t p) {
     const T* in = xp + p * H * W;
     T* o = op + p * OH * OW;
-    for (int64_t oh = 0; oh < OH; ++oh) {
-      int64_t hs = oh * w.sh - w.ph, he = std::min(hs + w.kh, H + w.ph);
+    for (int64_t oh = 0; oh < OH; ++oh)
       for (int64_t ow = 0; ow < OW; ++ow) {
-        int64_t ws = ow * w.sw - w.pw, we = std::min(ws + w.kw, W + w.pw);
-        int64_t pool_size = (he - hs) * (we - ws);
-        int64_t h0 = std::max<int64_t>(hs, 0), w0 = std::max<int64_t>(ws, 0);
-        int64_t h1 = std::min(he, H), w1 = std::min(we, W);
-        if (h0 >= h1 || w0 >= w1) {
-          o[oh * OW + ow] = T(0);
-          continue;
-        }
-        Acc sum = window_sum<Acc>(in, W, h0, h1, w0, w1);
-        int64_t divisor = divisor_override ? divisor_override
-                          : count_include_pad ? pool_size : (h1 - h0) * (w1 - w0);
-        o[oh * OW + ow] = static_cast<T>(sum / static_cast<Acc>(divisor));
+        AvgWindow a = avg_window(w, oh, ow, H, W, count_include_pad, divisor_override);
+        o[oh * OW + ow] = a.empty() ? T(0)
+                          : static_cast<T>(window_sum<Acc>(in, W, a.h0, a.h1, a.w0, a.w1) /
+                                           static_cast<Acc>(a.divisor));
       }
-    }
   });
 }
 

@@ -2,34 +2,15 @@
 // checks with PyTorch's rules and messages, then dispatch) and the composite
 // conv1d (a conv2d over a height of 1).
 #include "dispatch/dispatcher.h"
-#include "ember/ops/factories.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/views.h"
+#include "ops/conv_checks.h"
 
 namespace ember {
 
 namespace {
 
-// A size argument (stride, padding, ...) as one value per spatial dim.
-DimVector per_dim(const char* op, const char* name, const IntList& v, int64_t nd) {
-  EMBER_CHECK(v.size() == 1 || static_cast<int64_t>(v.size()) == nd, op, ": expected ", name,
-              " to be a single integer value or a list of ", nd,
-              " values to match the convolution dimensions, but got ", name, "=",
-              shape_str(DimVector(v.begin(), v.end())));
-  return v.size() == 1 ? DimVector(nd, v[0]) : DimVector(v.begin(), v.end());
-}
-
-bool all_positive(const DimVector& v) {
-  for (int64_t x : v)
-    if (x <= 0) return false;
-  return true;
-}
-
-bool all_non_negative(const DimVector& v) {
-  for (int64_t x : v)
-    if (x < 0) return false;
-  return true;
-}
+using namespace conv_checks;
 
 // Checks shared by every convolution: ranks, dtypes, groups, channels, bias.
 // nd is the number of spatial dims; a transposed weight is [C_in, C_out/groups, k...].
@@ -63,23 +44,6 @@ void check_conv(const char* op, int64_t nd, const Tensor& input, const Tensor& w
               ", expected bias to be 1-dimensional with ", out_channels,
               " elements, but got bias of size ", shape_str(bias.defined() ? bias.sizes() : DimVector{}),
               " instead");
-}
-
-std::string sizes_x(const DimVector& v) {
-  std::string s;
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? " x " : "") + std::to_string(v[i]);
-  return s;
-}
-
-// x [N, C, spatial...] with `extra` zeros appended at the end of each spatial dim.
-Tensor pad_end(const Tensor& x, const DimVector& extra) {
-  IntList sizes(x.sizes().begin(), x.sizes().end());
-  for (size_t d = 0; d < extra.size(); ++d) sizes[2 + d] += extra[d];
-  Tensor out = zeros(sizes, TensorOptions(x.dtype()).device(x.device()));
-  Tensor inner = out;
-  for (size_t d = 0; d < extra.size(); ++d) inner = inner.narrow(2 + d, 0, x.size(2 + d));
-  inner.copy_(x);
-  return out;
 }
 
 // conv1d and conv2d: checks, padding modes, then one conv2d dispatch.
@@ -120,11 +84,13 @@ Tensor conv_nd(const char* op, int64_t nd, const Tensor& input, const Tensor& we
   EMBER_CHECK(fits, op, ": Calculated padded input size per channel: (", sizes_x(padded),
               "). Kernel size: (", sizes_x(kernel),
               "). Kernel size can't be greater than actual input size");
-  for (int64_t e : extra)
-    if (e) {
-      x = pad_end(x, extra);
-      break;
-    }
+  // The extra zero of an odd "same" padding: pad both ends by the larger half
+  // and drop the first output (kept differentiable: the rest is a view).
+  DimVector in_size(nd, 0);
+  for (int64_t d = 0; d < nd; ++d) {
+    in_size[d] = x.size(2 + d);
+    pad[d] += extra[d];
+  }
   Tensor w = weight;
   if (nd == 1) {  // a conv2d over a height of 1
     x = x.unsqueeze(2);
@@ -135,6 +101,13 @@ Tensor conv_nd(const char* op, int64_t nd, const Tensor& input, const Tensor& we
   }
   OpCall call(OpId::conv2d, {x, w, bias}, {Attr(st), Attr(pad), Attr(dil), Attr(groups)});
   Tensor out = dispatch_one(call);
+  bool trimmed = false;
+  for (int64_t d = 0; d < nd; ++d)
+    if (extra[d]) {
+      out = out.narrow(4 - nd + d, extra[d], in_size[d]);
+      trimmed = true;
+    }
+  if (trimmed) out = out.contiguous();
   if (nd == 1) out = out.squeeze(2);
   return batched ? out : out.squeeze(0);
 }

@@ -2,21 +2,14 @@
 // avg_pool2d and adaptive_avg_pool2d: PyTorch's argument rules and checks,
 // unbatched [C, H, W] inputs, then dispatch.
 #include "dispatch/dispatcher.h"
+#include "ember/autograd.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/views.h"
-#include "ops/pool_shape.h"
+#include "ops/pool_args.h"
 
 namespace ember {
 
 namespace {
-
-// A pooling size argument as (h, w); an empty list takes `fallback`.
-DimVector pool_pair(const char* op, const char* name, const IntList& v, const DimVector& fallback) {
-  if (v.empty() && !fallback.empty()) return fallback;
-  EMBER_CHECK(v.size() == 1 || v.size() == 2, op, ": ", name,
-              " must either be a single int, or a tuple of two ints");
-  return v.size() == 1 ? DimVector{v[0], v[0]} : DimVector{v[0], v[1]};
-}
 
 void check_pool_input(const char* op, const Tensor& input) {
   bool ok = input.dim() == 3 || input.dim() == 4;
@@ -26,8 +19,7 @@ void check_pool_input(const char* op, const Tensor& input) {
   EMBER_CHECK_AS(NotImplementedError, input.dtype() != kBool, op, ": not implemented for dtype bool");
 }
 
-struct PoolArgs {
-  DimVector kernel, stride, padding, dilation;
+struct PoolArgs : PoolWindow {
   Tensor input;  // batched [N, C, H, W]
   bool batched;
 };
@@ -37,30 +29,10 @@ PoolArgs pool_args(const char* op, const Tensor& input, const IntList& kernel_si
                    bool ceil_mode) {
   check_pool_input(op, input);
   PoolArgs a;
-  a.kernel = pool_pair(op, "kernel_size", kernel_size, {});
-  a.stride = pool_pair(op, "stride", stride, a.kernel);
-  a.padding = pool_pair(op, "padding", padding, {});
-  a.dilation = pool_pair(op, "dilation", dilation, {});
-  EMBER_CHECK(a.kernel[0] > 0 && a.kernel[1] > 0, op,
-              ": kernel size should be greater than zero, but got kH: ", a.kernel[0], " kW: ", a.kernel[1]);
-  EMBER_CHECK(a.stride[0] > 0 && a.stride[1] > 0, op,
-              ": stride should be greater than zero, but got dH: ", a.stride[0], " dW: ", a.stride[1]);
-  EMBER_CHECK(a.dilation[0] > 0 && a.dilation[1] > 0, op,
-              ": dilation should be greater than zero, but got dilationH: ", a.dilation[0],
-              " dilationW: ", a.dilation[1]);
-  EMBER_CHECK(a.padding[0] >= 0 && a.padding[1] >= 0, op, ": padding must be non-negative, but got ",
-              shape_str(a.padding));
-  for (int d = 0; d < 2; ++d)
-    EMBER_CHECK(a.padding[d] <= ((a.kernel[d] - 1) * a.dilation[d] + 1) / 2, op,
-                ": pad should be at most half of effective kernel size, but got pad=", a.padding[d],
-                ", kernel_size=", a.kernel[d], " and dilation=", a.dilation[d]);
+  static_cast<PoolWindow&>(a) = pool_window(op, kernel_size, stride, padding, dilation);
   a.batched = input.dim() == 4;
   a.input = a.batched ? input : input.unsqueeze(0);
-  int64_t h = a.input.size(2), w = a.input.size(3), c = a.input.size(1);
-  int64_t oh = pooling_output_size(h, a.kernel[0], a.padding[0], a.stride[0], a.dilation[0], ceil_mode);
-  int64_t ow = pooling_output_size(w, a.kernel[1], a.padding[1], a.stride[1], a.dilation[1], ceil_mode);
-  EMBER_CHECK(oh >= 1 && ow >= 1, op, ": Given input size: (", c, "x", h, "x", w,
-              "). Calculated output size: (", c, "x", oh, "x", ow, "). Output size is too small");
+  pooled_plane(op, a, a.input.size(1), a.input.size(2), a.input.size(3), ceil_mode);
   return a;
 }
 
@@ -71,9 +43,13 @@ Tensor unbatch(const Tensor& t, bool batched) { return batched ? t : t.squeeze(0
 Tensor max_pool2d(const Tensor& input, const IntList& kernel_size, const IntList& stride,
                   const IntList& padding, const IntList& dilation, bool ceil_mode) {
   PoolArgs a = pool_args("max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode);
-  OpCall call(OpId::max_pool2d, {a.input},
+  // Its gradient needs the indices: computing them now costs the kernel next to
+  // nothing (it tracks them anyway); the max_pool2d row would find them again.
+  bool needs_indices = is_grad_enabled() && input.requires_grad();
+  OpCall call(needs_indices ? OpId::max_pool2d_with_indices : OpId::max_pool2d, {a.input},
               {Attr(a.kernel), Attr(a.stride), Attr(a.padding), Attr(a.dilation), Attr(ceil_mode)});
-  return unbatch(dispatch_one(call), a.batched);
+  dispatch(call);
+  return unbatch(call.outputs[0], a.batched);
 }
 
 std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, const IntList& kernel_size,

@@ -92,4 +92,35 @@ Tensor binary_cross_entropy_with_logits_backward(const Tensor& grad_output, cons
                                                  const Tensor& target, const Tensor& weight,
                                                  const Tensor& pos_weight, int64_t reduction);
 
+// ---- convolution and pooling ------------------------------------------------------------------
+// conv2d's gradients as convolutions of their own (stride, padding, dilation:
+// one value or a pair; groups as the forward's). grad_output [N, C_out, OH, OW]
+// holds the gradient of the first OH x OW windows of the convolution, which must
+// lie inside the padded input (conv2d's own output has exactly its windows).
+// grad_input [N, C_in, H, W] = input_size: grad_output's windows added back onto
+// the input positions they read, through weight [C_out, C_in/groups, kh, kw]
+// (this is conv_transpose2d with the output size given).
+Tensor conv2d_backward_input(const Tensor& grad_output, const Tensor& weight, const IntList& input_size,
+                             const IntList& stride, const IntList& padding, const IntList& dilation,
+                             int64_t groups);
+// grad_weight of shape weight_size [C_out, C_in/groups, kh, kw]: for each
+// window, grad_output times the input values under it, summed over windows and batch.
+Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input, const IntList& weight_size,
+                              const IntList& stride, const IntList& padding, const IntList& dilation,
+                              int64_t groups);
+// grad_input of max_pool2d_with_indices: each grad_output value added into
+// zeros of input_size [..., H, W] at its plane position `indices` (the forward's
+// int64 h * W + w, same shape as grad_output [..., OH, OW]).
+Tensor max_pool2d_backward(const Tensor& grad_output, const Tensor& indices, const IntList& input_size);
+// grad_input of avg_pool2d for an input of input_size [N, C, H, W] or [C, H, W]:
+// each window's gradient spread over its input positions, divided as the
+// forward divides (the same arguments; an empty stride means kernel_size).
+Tensor avg_pool2d_backward(const Tensor& grad_output, const IntList& input_size, const IntList& kernel_size,
+                           const IntList& stride = {}, const IntList& padding = {0},
+                           bool ceil_mode = false, bool count_include_pad = true,
+                           std::optional<int64_t> divisor_override = {});
+// grad_input of adaptive_avg_pool2d for an input of input_size [N, C, H, W] or
+// [C, H, W]; the output size is grad_output's.
+Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, const IntList& input_size);
+
 }  // namespace ember
