@@ -134,6 +134,18 @@ void modulo_kernel(OpCall& c) {
   s.output.finish();
 }
 
+// grad where self > threshold else 0: one pass (where(self > t, grad, 0) takes three).
+void threshold_backward_kernel(OpCall& c) {
+  DType dt = c.in(0).dtype();
+  BinarySetup s = setup_binary(c, dt, dt);
+  EMBER_DISPATCH_FLOATING(dt, c.name(), [&] {
+    using O = opmath_t<scalar_t>;
+    O threshold = c.attr(0).to_scalar().to<O>();
+    run<scalar_t>(s, [threshold](O g, O x) { return x > threshold ? g : O(0); });
+  });
+  s.output.finish();
+}
+
 // maximum / minimum: a nan in either input gives nan.
 template <bool kMax>
 void extremum_kernel(OpCall& c) {
@@ -172,6 +184,7 @@ EMBER_REGISTER_KERNEL(fmod, CPU, modulo_kernel<false>);
 EMBER_REGISTER_KERNEL(maximum, CPU, extremum_kernel<true>);
 EMBER_REGISTER_KERNEL(minimum, CPU, extremum_kernel<false>);
 EMBER_REGISTER_KERNEL(atan2, CPU, atan2_kernel);
+EMBER_REGISTER_KERNEL(threshold_backward, CPU, threshold_backward_kernel);
 
 }  // namespace
 }  // namespace ember::cpu

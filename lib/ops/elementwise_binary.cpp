@@ -199,6 +199,14 @@ Tensor& minimum_(Tensor& self, const Tensor& other) {
   return binary_("minimum_", OpId::minimum, self, other, result_type(self, other));
 }
 Tensor atan2(const Tensor& self, const Tensor& other) { return binary(OpId::atan2, self, other); }
+Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const Scalar& threshold) {
+  check_defined("threshold_backward", grad_output);
+  check_defined("threshold_backward", self);
+  EMBER_CHECK_TYPE(grad_output.dtype() == self.dtype() && is_floating(self.dtype()),
+                   "threshold_backward: grad_output and self must have the same floating dtype, got ",
+                   dtype_name(grad_output.dtype()), " and ", dtype_name(self.dtype()));
+  return binary(OpId::threshold_backward, grad_output, self, {Attr(threshold)});
+}
 Tensor& atan2_(Tensor& self, const Tensor& other) {
   return binary_("atan2_", OpId::atan2, self, other, float_result(result_type(self, other)));
 }

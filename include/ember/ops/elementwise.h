@@ -155,6 +155,8 @@ Tensor& pow_(Tensor& self, const Scalar& exponent);
 Tensor maximum(const Tensor& self, const Tensor& other);  // nan wins
 Tensor minimum(const Tensor& self, const Tensor& other);
 Tensor atan2(const Tensor& self, const Tensor& other);
+// grad_output where self > threshold, else 0: the backward of relu and threshold.
+Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const Scalar& threshold);
 Tensor& atan2_(Tensor& self, const Tensor& other);
 // start + weight (end - start)
 Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight);

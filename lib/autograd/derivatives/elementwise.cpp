@@ -26,7 +26,12 @@ EMBER_DERIVATIVE_FULL(sigmoid, save_none(), save_inputs({0}), {
 });
 EMBER_DERIVATIVE_FULL(relu, save_none(), save_inputs({0}), {
   Tensor y = ctx.output(0);
-  return {where(gt(y, Scalar(0)), ctx.grad(0), Scalar(0))};
+  return {threshold_backward(ctx.grad(0), y, Scalar(0))};
+});
+// Linear in grad_output; piecewise constant in self.
+EMBER_DERIVATIVE(threshold_backward, save_inputs({1}), {
+  return {ctx.needs_grad(0) ? threshold_backward(ctx.grad(0), ctx.input(1), ctx.attr(0).to_scalar()) : Tensor(),
+          Tensor()};
 });
 
 EMBER_DERIVATIVE(add, save_none(), {
