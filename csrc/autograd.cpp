@@ -1,5 +1,8 @@
 // Python bindings of autograd: Tensor.backward/.grad/.grad_fn/hooks, grad mode,
 // ember.autograd.grad/backward, and the C++ side of ember.autograd.Function.
+#include <cstdio>
+#include <deque>
+#include <string>
 #include "autograd/autograd_meta.h"
 #include "autograd/view_tracking.h"
 #include "bindings.h"
@@ -127,6 +130,31 @@ void bind_function_ctx(py::module_& m) {
 
 }  // namespace
 
+// A node as a Python object whose class is named after it (MulBackward0, ...),
+// as PyTorch's are: `type(y.grad_fn).__name__` and isinstance checks against
+// ember._C.Node both work. The classes are empty subclasses of Node, made once
+// per name, with Node's layout so that the object's class can be switched.
+static py::object node_object(const std::shared_ptr<Node>& fn) {
+  if (!fn) return py::none();
+  py::object obj = py::cast(fn);
+  static py::dict* classes = new py::dict();  // lives as long as the interpreter
+  py::str name(fn->name());
+  if (!classes->contains(name)) {
+    // Made with the C API rather than type() so that it inherits Node's layout,
+    // deallocator and flags exactly (a class made by type() adds GC support).
+    static std::deque<std::string> type_names;  // tp_name must outlive the type
+    type_names.push_back("ember.autograd.graph." + fn->name());
+    PyType_Slot no_slots[] = {{0, nullptr}};
+    PyType_Spec spec{type_names.back().c_str(), 0, 0, Py_TPFLAGS_DEFAULT, no_slots};
+    py::tuple bases = py::make_tuple(py::type::of<Node>());
+    PyObject* subclass = PyType_FromSpecWithBases(&spec, bases.ptr());
+    if (!subclass) throw py::error_already_set();
+    (*classes)[name] = py::reinterpret_steal<py::object>(subclass);
+  }
+  obj.attr("__class__") = (*classes)[name];
+  return obj;
+}
+
 void bind_autograd(py::module_& m, TensorClass& cls) {
   m.def("is_grad_enabled", &is_grad_enabled);
   m.def("_set_grad_enabled", &set_grad_enabled);
@@ -137,7 +165,7 @@ void bind_autograd(py::module_& m, TensorClass& cls) {
         py::tuple out(n.next_edges().size());
         for (size_t i = 0; i < n.next_edges().size(); ++i) {
           const auto& e = n.next_edges()[i];
-          out[i] = py::make_tuple(e.function ? py::cast(e.function) : py::none(), e.input_nr);
+          out[i] = py::make_tuple(node_object(e.function), e.input_nr);
         }
         return out;
       })
@@ -148,7 +176,11 @@ void bind_autograd(py::module_& m, TensorClass& cls) {
           return r.is_none() ? Tensor() : r.cast<Tensor>();
         });
       })
-      .def("__repr__", [](const Node& n) { return "<" + n.name() + " object>"; });
+      .def("__repr__", [](py::handle self) {
+        char address[32];
+        std::snprintf(address, sizeof(address), "%p", static_cast<void*>(self.ptr()));
+        return "<" + self.cast<const Node&>().name() + " object at " + address + ">";
+      });
 
   // A view requires grad when its base does (PyTorch's DifferentiableViewMeta).
   cls.def_property("requires_grad", [](const Tensor& t) {
@@ -161,10 +193,7 @@ void bind_autograd(py::module_& m, TensorClass& cls) {
       }, py::arg("requires_grad") = true)
       .def_property("grad", [](const Tensor& t) { return tensor_or_none(t.grad()); },
                     [](Tensor& t, py::object g) { t.set_grad(g.is_none() ? Tensor() : g.cast<Tensor>()); })
-      .def_property_readonly("grad_fn", [](const Tensor& t) -> py::object {
-        auto fn = t.grad_fn();
-        return fn ? py::cast(fn) : py::none();
-      })
+      .def_property_readonly("grad_fn", [](const Tensor& t) { return node_object(t.grad_fn()); })
       .def_property_readonly("is_leaf", &Tensor::is_leaf)
       .def("_is_view", &Tensor::is_view)
       .def_property_readonly("_base", [](const Tensor& t) { return tensor_or_none(t._base()); })

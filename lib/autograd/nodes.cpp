@@ -28,11 +28,23 @@ void Node::remove_pre_hook(int id) {
     if (std::get<0>(*it) == id) { pre_hooks_.erase(it); return; }
 }
 
+// A hook may replace a gradient, but not with one of another size, dtype or device
+// (PyTorch's rule): the engine would otherwise reduce or cast it silently.
+static Tensor checked_hook_result(const Tensor& grad, Tensor replaced) {
+  if (!replaced.defined()) return grad;
+  EMBER_CHECK(replaced.sizes() == grad.sizes(), "hook has changed the size of value (was ",
+              shape_str(grad.sizes()), " got ", shape_str(replaced.sizes()), ")");
+  EMBER_CHECK(replaced.dtype() == grad.dtype(), "hook has changed the type of value (was ",
+              dtype_name(grad.dtype()), " got ", dtype_name(replaced.dtype()), ")");
+  EMBER_CHECK(replaced.device() == grad.device(), "hook has changed the device of value (was ",
+              grad.device().str(), " got ", replaced.device().str(), ")");
+  return replaced;
+}
+
 void Node::run_pre_hooks(TensorList& grads) {
   for (auto& [id, nr, hook] : pre_hooks_) {
     if (nr >= grads.size() || !grads[nr].defined()) continue;
-    Tensor replaced = hook(grads[nr]);
-    if (replaced.defined()) grads[nr] = replaced;
+    grads[nr] = checked_hook_result(grads[nr], hook(grads[nr]));
   }
 }
 
@@ -145,10 +157,7 @@ AccumulateGrad::AccumulateGrad(Tensor leaf) : leaf_(std::move(leaf)) {
 
 Tensor AccumulateGrad::run_leaf_hooks(const Tensor& leaf, Tensor grad) {
   if (AutogradMeta* m = meta_or_null(leaf))
-    for (auto& [id, hook] : m->leaf_hooks) {
-      Tensor replaced = hook(grad);
-      if (replaced.defined()) grad = replaced;
-    }
+    for (auto& [id, hook] : m->leaf_hooks) grad = checked_hook_result(grad, hook(grad));
   return grad;
 }
 
