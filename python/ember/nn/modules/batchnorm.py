@@ -14,7 +14,7 @@ class _BatchNorm(Module):
     _version = 2
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
-                 track_running_stats=True, device=None, dtype=None):
+                 track_running_stats=True, device=None, dtype=None, *, bias=True):
         super().__init__()
         kw = _factory_kwargs(device, dtype)
         self.num_features = num_features
@@ -24,7 +24,10 @@ class _BatchNorm(Module):
         self.track_running_stats = track_running_stats
         if affine:
             self.weight = Parameter(_C.empty(num_features, **kw))
-            self.bias = Parameter(_C.empty(num_features, **kw))
+            if bias:
+                self.bias = Parameter(_C.empty(num_features, **kw))
+            else:
+                self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
@@ -49,7 +52,8 @@ class _BatchNorm(Module):
         self.reset_running_stats()
         if self.affine:
             init.ones_(self.weight)
-            init.zeros_(self.bias)
+            if self.bias is not None:
+                init.zeros_(self.bias)
 
     def _check_input_dim(self, input):
         raise NotImplementedError
@@ -81,12 +85,14 @@ class _BatchNorm(Module):
 
     def extra_repr(self):
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-                f"affine={self.affine}, track_running_stats={self.track_running_stats}")
+                f"affine={self.affine}, bias={self.bias is not None}, "
+                f"track_running_stats={self.track_running_stats}")
 
 
 class BatchNorm1d(_BatchNorm):
     """BatchNorm1d(num_features, eps=1e-5, momentum=0.1, affine=True,
-    track_running_stats=True) over (N, C) or (N, C, L) input."""
+    track_running_stats=True, device=None, dtype=None, *, bias=True) over (N, C) or
+    (N, C, L) input. momentum=None averages all batches seen (cumulatively)."""
 
     def _check_input_dim(self, input):
         if input.dim() not in (2, 3):
