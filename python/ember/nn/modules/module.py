@@ -391,9 +391,12 @@ class Module:
         device, dtype, non_blocking = _parse_to(*args, **kwargs)
 
         def convert(t):
-            if t.is_floating_point() and dtype is not None:
-                return t.to(device=device, dtype=dtype, non_blocking=non_blocking)
-            return t.to(device=device, non_blocking=non_blocking) if device is not None else t
+            target = {"non_blocking": non_blocking}
+            if device is not None:
+                target["device"] = device
+            if dtype is not None and t.is_floating_point():
+                target["dtype"] = dtype
+            return t.to(**target) if len(target) > 1 else t
 
         return self._apply(convert)
 
