@@ -7,18 +7,26 @@ from .module import Module
 __all__ = ["ReLU", "LeakyReLU", "GELU", "SiLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax"]
 
 
-class ReLU(Module):
-    """ReLU(inplace=False): max(x, 0)."""
+class _InplaceActivation(Module):
+    """An activation whose only option is inplace=False (ReLU, SiLU)."""
+
+    _fn = None  # the F function
 
     def __init__(self, inplace=False):
         super().__init__()
         self.inplace = inplace
 
     def forward(self, input):
-        return F.relu(input, inplace=self.inplace)
+        return type(self)._fn(input, inplace=self.inplace)
 
     def extra_repr(self):
         return "inplace=True" if self.inplace else ""
+
+
+class ReLU(_InplaceActivation):
+    """ReLU(inplace=False): max(x, 0)."""
+
+    _fn = staticmethod(F.relu)
 
 
 class LeakyReLU(Module):
@@ -50,18 +58,10 @@ class GELU(Module):
         return f"approximate={self.approximate!r}"
 
 
-class SiLU(Module):
+class SiLU(_InplaceActivation):
     """SiLU(inplace=False): x * sigmoid(x)."""
 
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.silu(input, inplace=self.inplace)
-
-    def extra_repr(self):
-        return "inplace=True" if self.inplace else ""
+    _fn = staticmethod(F.silu)
 
 
 class Sigmoid(Module):
@@ -81,31 +81,31 @@ def _softmax_dim(name, ndim):
     return 0 if ndim in (0, 1, 3) else 1
 
 
-class Softmax(Module):
+class _SoftmaxBase(Module):
+    """Softmax / LogSoftmax(dim=None): the subclass names its F function."""
+
+    _fn = None
+
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        fn = type(self)._fn
+        dim = self.dim if self.dim is not None else _softmax_dim(fn.__name__, input.dim())
+        return fn(input, dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class Softmax(_SoftmaxBase):
     """Softmax(dim=None): exp(x) / sum(exp(x)) along dim."""
 
-    def __init__(self, dim=None):
-        super().__init__()
-        self.dim = dim
-
-    def forward(self, input):
-        dim = self.dim if self.dim is not None else _softmax_dim("softmax", input.dim())
-        return F.softmax(input, dim)
-
-    def extra_repr(self):
-        return f"dim={self.dim}"
+    _fn = staticmethod(F.softmax)
 
 
-class LogSoftmax(Module):
+class LogSoftmax(_SoftmaxBase):
     """LogSoftmax(dim=None): log(softmax(x)) along dim, computed stably."""
 
-    def __init__(self, dim=None):
-        super().__init__()
-        self.dim = dim
-
-    def forward(self, input):
-        dim = self.dim if self.dim is not None else _softmax_dim("log_softmax", input.dim())
-        return F.log_softmax(input, dim)
-
-    def extra_repr(self):
-        return f"dim={self.dim}"
+    _fn = staticmethod(F.log_softmax)

@@ -1,9 +1,8 @@
 """BatchNorm1d and BatchNorm2d: batch statistics in training, running ones in eval."""
 from ... import _C
 from .. import functional as F
-from .. import init
-from ..parameter import Parameter
 from .module import Module
+from .normalization import _register_affine, _reset_affine
 from .utils import _factory_kwargs
 
 __all__ = ["BatchNorm1d", "BatchNorm2d"]
@@ -22,15 +21,7 @@ class _BatchNorm(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if affine:
-            self.weight = Parameter(_C.empty(num_features, **kw))
-            if bias:
-                self.bias = Parameter(_C.empty(num_features, **kw))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _register_affine(self, affine, bias, (num_features,), kw)
         if track_running_stats:
             self.register_buffer("running_mean", _C.zeros(num_features, **kw))
             self.register_buffer("running_var", _C.ones(num_features, **kw))
@@ -50,10 +41,7 @@ class _BatchNorm(Module):
 
     def reset_parameters(self):
         self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def _check_input_dim(self, input):
         raise NotImplementedError

@@ -5,7 +5,7 @@ from ... import _C
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
-from .linear import _init_bias_from_fan_in
+from .linear import _init_bias_from_fan_in, _register_optional_bias
 from .module import Module
 from .utils import _factory_kwargs, _pair, _reverse_repeat_tuple, _single
 
@@ -52,10 +52,7 @@ class _ConvNd(Module):
         else:
             shape = (out_channels, in_channels // groups, *kernel_size)
         self.weight = Parameter(_C.empty(*shape, **kw))
-        if bias:
-            self.bias = Parameter(_C.empty(out_channels, **kw))
-        else:
-            self.register_parameter("bias", None)
+        _register_optional_bias(self, bias, out_channels, kw)
         self.reset_parameters()
 
     def _padding_for_pad(self, padding):
@@ -103,42 +100,40 @@ class _ConvNd(Module):
         return s
 
 
-def _conv_padding(padding, tup):
-    return padding if isinstance(padding, str) else tup(padding)
+class _Conv(_ConvNd):
+    """Conv1d / Conv2d: the subclass names its tuple helper and functional op."""
+
+    _ntuple = None  # _single or _pair
+    _conv = None  # F.conv1d or F.conv2d
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 dilation=1, groups=1, bias=True, padding_mode="zeros", device=None,
+                 dtype=None):
+        tup = type(self)._ntuple
+        padding = padding if isinstance(padding, str) else tup(padding)
+        super().__init__(in_channels, out_channels, tup(kernel_size), tup(stride), padding,
+                         tup(dilation), False, tup(0), groups, bias, padding_mode, device, dtype)
+
+    def forward(self, input):
+        input, padding = self._padded(input)
+        return type(self)._conv(input, self.weight, self.bias, self.stride, padding,
+                                self.dilation, self.groups)
 
 
-class Conv1d(_ConvNd):
+class Conv1d(_Conv):
     """Conv1d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
-    groups=1, bias=True, padding_mode='zeros', device=None, dtype=None)."""
+    groups=1, bias=True, padding_mode='zeros', device=None, dtype=None) on (N, C, L)."""
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
-                 dilation=1, groups=1, bias=True, padding_mode="zeros", device=None,
-                 dtype=None):
-        super().__init__(in_channels, out_channels, _single(kernel_size), _single(stride),
-                         _conv_padding(padding, _single), _single(dilation), False, _single(0),
-                         groups, bias, padding_mode, device, dtype)
-
-    def forward(self, input):
-        input, padding = self._padded(input)
-        return F.conv1d(input, self.weight, self.bias, self.stride, padding, self.dilation,
-                        self.groups)
+    _ntuple = staticmethod(_single)
+    _conv = staticmethod(F.conv1d)
 
 
-class Conv2d(_ConvNd):
+class Conv2d(_Conv):
     """Conv2d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
-    groups=1, bias=True, padding_mode='zeros', device=None, dtype=None)."""
+    groups=1, bias=True, padding_mode='zeros', device=None, dtype=None) on (N, C, H, W)."""
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
-                 dilation=1, groups=1, bias=True, padding_mode="zeros", device=None,
-                 dtype=None):
-        super().__init__(in_channels, out_channels, _pair(kernel_size), _pair(stride),
-                         _conv_padding(padding, _pair), _pair(dilation), False, _pair(0),
-                         groups, bias, padding_mode, device, dtype)
-
-    def forward(self, input):
-        input, padding = self._padded(input)
-        return F.conv2d(input, self.weight, self.bias, self.stride, padding, self.dilation,
-                        self.groups)
+    _ntuple = staticmethod(_pair)
+    _conv = staticmethod(F.conv2d)
 
 
 class ConvTranspose2d(_ConvNd):

@@ -21,6 +21,14 @@ class Identity(Module):
         return input
 
 
+def _register_optional_bias(module, bias, size, kw):
+    """module.bias: a Parameter of `size` elements, or registered as None (bias=False)."""
+    if bias:
+        module.bias = Parameter(_C.empty(size, **kw))
+    else:
+        module.register_parameter("bias", None)
+
+
 def _init_bias_from_fan_in(bias, weight):
     """torch's default bias init: U(-1/sqrt(fan_in), 1/sqrt(fan_in))."""
     fan_in, _ = init._calculate_fan_in_and_fan_out(weight)
@@ -37,10 +45,7 @@ class Linear(Module):
         self.in_features = in_features
         self.out_features = out_features
         self.weight = Parameter(_C.empty(out_features, in_features, **kw))
-        if bias:
-            self.bias = Parameter(_C.empty(out_features, **kw))
-        else:
-            self.register_parameter("bias", None)
+        _register_optional_bias(self, bias, out_features, kw)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -68,10 +73,7 @@ class Bilinear(Module):
         self.in2_features = in2_features
         self.out_features = out_features
         self.weight = Parameter(_C.empty(out_features, in1_features, in2_features, **kw))
-        if bias:
-            self.bias = Parameter(_C.empty(out_features, **kw))
-        else:
-            self.register_parameter("bias", None)
+        _register_optional_bias(self, bias, out_features, kw)
         self.reset_parameters()
 
     def reset_parameters(self):

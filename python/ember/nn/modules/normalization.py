@@ -11,6 +11,26 @@ from .utils import _factory_kwargs
 __all__ = ["LayerNorm", "GroupNorm"]
 
 
+def _register_affine(module, affine, bias, shape, kw):
+    """module.weight (ones) and module.bias (zeros) of `shape`, or None when not affine."""
+    if affine:
+        module.weight = Parameter(_C.empty(*shape, **kw))
+        if bias:
+            module.bias = Parameter(_C.empty(*shape, **kw))
+        else:
+            module.register_parameter("bias", None)
+    else:
+        module.register_parameter("weight", None)
+        module.register_parameter("bias", None)
+
+
+def _reset_affine(module):
+    if module.weight is not None:
+        init.ones_(module.weight)
+    if module.bias is not None:
+        init.zeros_(module.bias)
+
+
 class LayerNorm(Module):
     """LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=True, bias=True)."""
 
@@ -23,22 +43,11 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(_C.empty(*self.normalized_shape, **kw))
-            if bias:
-                self.bias = Parameter(_C.empty(*self.normalized_shape, **kw))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _register_affine(self, elementwise_affine, bias, self.normalized_shape, kw)
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         return F.layer_norm(input, list(self.normalized_shape), self.weight, self.bias, self.eps)
@@ -61,22 +70,11 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if affine:
-            self.weight = Parameter(_C.empty(num_channels, **kw))
-            if bias:
-                self.bias = Parameter(_C.empty(num_channels, **kw))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _register_affine(self, affine, bias, (num_channels,), kw)
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
