@@ -61,6 +61,23 @@ def test_parameter_grad_and_data_setter():
     assert p.grad is None  # the old grad no longer fits
 
 
+def test_tensor_constructor_and_make_subclass():
+    x = ember.randn(3, requires_grad=True)
+    a = ember.Tensor(x)  # a detached alias, as torch.Tensor(tensor)
+    assert type(a) is ember.Tensor and not a.requires_grad and a.grad_fn is None
+    with ember.no_grad():
+        a.mul_(0)
+    assert x.tolist() == [0.0, 0.0, 0.0]
+    assert ember.Tensor(x, requires_grad=True).requires_grad
+    p = ember.Tensor._make_subclass(nn.Parameter, x, True)
+    assert type(p) is nn.Parameter and p.requires_grad
+    with pytest.raises(TypeError, match="subclass of Tensor"):
+        ember.Tensor._make_subclass(int, x)
+    t = ember.zeros(2)
+    t.data = ember.ones(3, dtype=ember.float64)
+    assert t.tolist() == [1.0, 1.0, 1.0] and t.dtype == ember.float64
+
+
 # ---- registration ----------------------------------------------------------------------
 
 def test_setattr_registers_parameters_modules_buffers():
