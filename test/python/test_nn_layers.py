@@ -405,3 +405,15 @@ def test_loss_matches_torch(expr, kind):
     el.sum().backward()
     np.testing.assert_allclose(ex.grad.numpy(), tx.grad.numpy(), atol=1e-5, rtol=1e-4)
     assert sorted(dict(emod.named_buffers())) == sorted(dict(tmod.named_buffers()))
+
+
+def test_constructor_signatures_match_torch():
+    torch = pytest.importorskip("torch")
+    import inspect
+
+    def signature(cls):
+        return [(p.name, p.default, p.kind) for p in
+                inspect.signature(cls.__init__).parameters.values()]
+
+    for name in nn.modules.__all__:
+        assert signature(getattr(nn, name)) == signature(getattr(torch.nn, name)), name
