@@ -186,3 +186,18 @@ def test_parameters_vector_round_trip():
     assert type(m.weight) is nn.Parameter and m.weight.requires_grad
     with pytest.raises(TypeError, match="expected ember.Tensor"):
         vector_to_parameters([1.0], m.parameters())
+
+
+def test_signatures_match_torch():
+    torch = pytest.importorskip("torch")
+    import inspect
+
+    import ember.nn.utils as eutils
+
+    def signature(fn):
+        return [(p.name, p.default) for p in inspect.signature(fn).parameters.values()]
+
+    for name in init.__all__:
+        assert signature(getattr(init, name)) == signature(getattr(torch.nn.init, name)), name
+    for name in eutils.__all__:
+        assert signature(getattr(eutils, name)) == signature(getattr(torch.nn.utils, name)), name
