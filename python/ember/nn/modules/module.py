@@ -21,7 +21,7 @@ __all__ = ["Module"]
 def _typename(obj):
     """torch.typename: how error messages name the type of a value."""
     if isinstance(obj, Tensor):
-        return f"ember.Tensor[{obj.dtype}]"
+        return "ember.Tensor"
     module = getattr(obj, "__module__", "") or ""
     if hasattr(obj, "__qualname__"):
         qualname = obj.__qualname__

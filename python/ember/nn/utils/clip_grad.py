@@ -19,7 +19,8 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     """Scales the gradients in place so that their joint norm is at most max_norm.
 
     Returns the total norm of all gradients (viewed as one vector) before clipping,
-    a 0-dim tensor. norm_type may be inf.
+    a 0-dim tensor. norm_type may be inf. `foreach` is accepted for torch's signature;
+    ember runs one op per gradient either way.
     """
     grads = _grads(parameters)
     max_norm = float(max_norm)
@@ -46,7 +47,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
 
 
 def clip_grad_value_(parameters, clip_value, foreach=None):
-    """Clamps every gradient in place to [-clip_value, clip_value]."""
+    """Clamps every gradient in place to [-clip_value, clip_value] (`foreach` as above)."""
     clip_value = float(clip_value)
     with no_grad():
         for g in _grads(parameters):
