@@ -295,9 +295,15 @@ LAYER_CASES = [
     ("Conv2d(2, 3, 3, padding=1, padding_mode='circular')", [(1, 2, 5, 6)]),
     ("Conv2d(2, 3, 4, padding='same')", [(1, 2, 6, 6)]),
     ("ConvTranspose2d(4, 2, 3, stride=2, padding=1, output_padding=1)", [(2, 4, 3, 4)]),
+    ("ConvTranspose2d(4, 6, (2, 3), groups=2, dilation=2, bias=False)", [(1, 4, 3, 3)]),
+    ("Conv2d(2, 3, 3, padding=(2, 1), padding_mode='replicate', stride=(1, 2))", [(1, 2, 5, 6)]),
+    ("Conv1d(4, 4, 2, groups=4, padding='valid')", [(2, 4, 5)]),
     ("MaxPool2d(3, 2, 1)", [(2, 3, 7, 7)]),
     ("MaxPool2d(2, ceil_mode=True)", [(2, 3, 5, 5)]),
     ("AvgPool2d(3, 2, 1)", [(2, 3, 7, 6)]),
+    ("AvgPool2d(3, 2, 1, ceil_mode=True, count_include_pad=False)", [(2, 3, 6, 6)]),
+    ("AvgPool2d(2, divisor_override=3)", [(1, 2, 4, 4)]),
+    ("AdaptiveAvgPool2d((None, 2))", [(1, 2, 5, 5)]),
     ("AdaptiveAvgPool2d((3, 2))", [(2, 3, 7, 5)]),
     ("BatchNorm1d(3)", [(6, 3)]),
     ("BatchNorm1d(3, momentum=None)", [(6, 3, 4)]),
@@ -349,6 +355,15 @@ def test_conv_transpose_output_size_matches_torch():
     np.testing.assert_allclose(out_e.detach().numpy(), out_t.detach().numpy(), atol=1e-5)
     with pytest.raises(ValueError, match="requested an output size"):
         em(ember.tensor(x), output_size=[12, 12])
+
+
+def test_max_pool_return_indices_matches_torch():
+    torch = pytest.importorskip("torch")
+    x = randn(1, 2, 5, 5)
+    tout, tidx = torch.nn.MaxPool2d(2, return_indices=True)(torch.tensor(x))
+    eout, eidx = nn.MaxPool2d(2, return_indices=True)(ember.tensor(x))
+    np.testing.assert_array_equal(eout.numpy(), tout.numpy())
+    np.testing.assert_array_equal(eidx.numpy(), tidx.numpy())
 
 
 def test_embedding_matches_torch():
