@@ -432,3 +432,28 @@ def test_constructor_signatures_match_torch():
 
     for name in nn.modules.__all__:
         assert signature(getattr(nn, name)) == signature(getattr(torch.nn, name)), name
+
+
+def test_cnn_training_steps_match_torch():
+    """A small CNN with every kind of layer, same weights and data in torch and ember:
+    three SGD steps leave the same parameters and running statistics."""
+    torch = pytest.importorskip("torch")
+    build = ("nn.Sequential(nn.Conv2d(2, 4, 3, padding=1), nn.BatchNorm2d(4), nn.GELU(),"
+             " nn.AvgPool2d(2), nn.Conv2d(4, 4, 3, padding='same', groups=2), nn.GroupNorm(2, 4),"
+             " nn.SiLU(), nn.AdaptiveAvgPool2d(2), nn.Flatten(), nn.Linear(16, 8),"
+             " nn.LayerNorm(8), nn.LeakyReLU(0.1), nn.Linear(8, 3))")
+    tm, em = eval(build, {"nn": torch.nn}), eval(build, {"nn": nn})
+    _to_ember(tm, em)
+    topt = torch.optim.SGD(tm.parameters(), lr=0.1, momentum=0.9)
+    eopt = ember.optim.SGD(em.parameters(), lr=0.1, momentum=0.9)
+    for step in range(3):
+        x, y = randn(6, 2, 8, 8), RNG.integers(0, 3, 6)
+        for model, opt, lib, lib_nn in ((tm, topt, torch, torch.nn), (em, eopt, ember, nn)):
+            opt.zero_grad()
+            loss = lib_nn.CrossEntropyLoss()(model(lib.tensor(x)), lib.tensor(y))
+            loss.backward()
+            opt.step()
+    tstate = tm.state_dict()
+    for name, value in em.state_dict().items():
+        np.testing.assert_allclose(value.numpy(), tstate[name].numpy(), atol=2e-4, rtol=1e-3,
+                                   err_msg=name)
