@@ -63,6 +63,34 @@ Tensor to_any(const Tensor& self, const py::args& args, const py::kwargs& kwargs
   return to(self, device, dtype, non_blocking, copy);
 }
 
+// What Python subclasses of Tensor (nn.Parameter) need: a constructor from a tensor
+// and the `data` property.
+void bind_subclassing(TensorClass& cls) {
+  // Tensor(data, requires_grad=False): a detached alias of data (same memory), like
+  // torch.Tensor(tensor). It is what Python subclasses (nn.Parameter, through
+  // Tensor._make_subclass in _tensor.py) call to become a tensor.
+  cls.def(py::init([](const Tensor& data, bool requires_grad) {
+    Tensor alias = data.detach();
+    alias.requires_grad_(requires_grad);
+    return alias;
+  }), py::arg("data"), py::arg("requires_grad") = false);
+
+  // t.data: a detached alias. Assigning re-points this Python object (and every
+  // reference to it, e.g. a Parameter held by a Module and an optimizer) at the new
+  // data, keeping requires_grad; the old grad is dropped when it no longer fits.
+  cls.def_property("data", [](const Tensor& t) { return t.detach(); },
+                   [](Tensor& self, const Tensor& data) {
+    bool requires_grad = self.requires_grad();
+    Tensor grad = self.grad();
+    Tensor alias = data.detach();
+    alias.requires_grad_(requires_grad);
+    if (grad.defined() && grad.sizes() == alias.sizes() && grad.dtype() == alias.dtype() &&
+        grad.device() == alias.device())
+      alias.set_grad(grad);
+    self = std::move(alias);
+  });
+}
+
 }  // namespace
 
 TensorClass bind_tensor(py::module_& m) {
@@ -173,6 +201,7 @@ TensorClass bind_tensor(py::module_& m) {
       .def("fill_", [](Tensor& t, const Tensor& v) -> Tensor { return t.fill_(v.item()); })
       .def("zero_", [](Tensor& t) -> Tensor { return t.zero_(); })
       .def("_str_cpp", &Tensor::str);
+  bind_subclassing(cls);
   return cls;
 }
 

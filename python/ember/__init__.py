@@ -10,7 +10,7 @@ from ._tensor import _rebuild_tensor  # noqa: F401  (also installs Tensor.__repr
 from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noqa: F401
 from . import autograd  # noqa: E402,F401
 from .autograd import enable_grad, inference_mode, no_grad, set_grad_enabled  # noqa: E402,F401
-from . import nn  # noqa: E402,F401  (ember.nn.functional)
+from . import nn  # noqa: E402,F401  (ember.nn: Module, layers, functional, init)
 from .serialization import load, save  # noqa: E402,F401
 from . import utils  # noqa: E402,F401  (ember.utils.data)
 from . import optim  # noqa: E402,F401

@@ -22,3 +22,16 @@ _rebuild_tensor.__module__ = "ember"  # pickles refer to it as ember._rebuild_te
 Tensor.__repr__ = _tensor_str._str
 Tensor.__str__ = _tensor_str._str
 Tensor.__format__ = _format
+
+
+def _make_subclass(cls, data, require_grad=False):
+    """torch.Tensor._make_subclass: an instance of cls (a Python subclass of Tensor)
+    that is a detached alias of data, e.g. nn.Parameter(data)."""
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+        raise TypeError(f"_make_subclass: cls must be a subclass of Tensor, got {cls!r}")
+    obj = Tensor.__new__(cls)
+    Tensor.__init__(obj, data, require_grad)
+    return obj
+
+
+Tensor._make_subclass = staticmethod(_make_subclass)

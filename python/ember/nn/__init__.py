@@ -1,5 +1,12 @@
-"""ember.nn: neural-network building blocks. For now only the functional API
-(ember.nn.functional, torch.nn.functional's names); Module comes later."""
-from . import functional
+"""ember.nn: neural-network building blocks with torch.nn's API.
 
-__all__ = ["functional"]
+Module, Parameter, the containers, layers and losses are pure Python over
+ember's C++ ops (ember.nn.functional); ember.nn.init fills weights and
+ember.nn.utils clips gradients.
+"""
+from . import functional, init, utils  # noqa: F401
+from .modules import *  # noqa: F401,F403
+from .modules import __all__ as _modules_all
+from .parameter import Parameter
+
+__all__ = ["functional", "init", "utils", "Parameter", *_modules_all]

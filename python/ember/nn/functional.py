@@ -75,3 +75,47 @@ for _name in ["relu", "relu6", "elu", "selu", "celu", "leaky_relu", "hardtanh", 
             __all__.append(_name)
 
 del _name
+
+
+def _bilinear(input1, input2, weight, bias=None):
+    """torch.nn.functional.bilinear: y[..., k] = input1 @ weight[k] @ input2 + bias[k].
+
+    A composite of matmuls (so autograd, devices and tracing come for free): x1
+    times weight laid out as (in1, out * in2), then each row contracted with x2.
+    """
+    if input1.dim() != input2.dim():
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} "
+                           f"and {input2.dim()}")
+    if tuple(input1.shape[:-1]) != tuple(input2.shape[:-1]):
+        raise RuntimeError(f"bilinear(): input batch dimensions do not match: got "
+                           f"{list(input1.shape)} and {list(input2.shape)}")
+    if weight.dim() != 3:
+        raise RuntimeError(f"bilinear(): weight must be 3-D, got {weight.dim()}-D")
+    out, in1, in2 = weight.shape
+    if input1.shape[-1] != in1:
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got "
+                           f"{input1.shape[-1]} but expected {in1}")
+    if input2.shape[-1] != in2:
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got "
+                           f"{input2.shape[-1]} but expected {in2}")
+    if bias is not None and (bias.dim() != 1 or bias.shape[0] != out):
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got "
+                           f"{bias.shape[0] if bias.dim() else 1} but expected {out}")
+    batch = tuple(input1.shape[:-1])
+    n = 1
+    for s in batch:
+        n *= s
+    x1 = input1.reshape(n, in1)
+    x2 = input2.reshape(n, in2)
+    t = x1.matmul(weight.permute(1, 0, 2).reshape(in1, out * in2)).reshape(n, out, in2)
+    y = t.matmul(x2.reshape(n, in2, 1)).reshape(n, out)
+    if bias is not None:
+        y = y + bias
+    return y.reshape(*batch, out)
+
+
+# Until the C++ extension provides bilinear as an op, the composite above is F.bilinear.
+if not hasattr(_C, "bilinear"):
+    bilinear = _bilinear
+    bilinear.__name__ = bilinear.__qualname__ = "bilinear"
+    __all__.append("bilinear")
