@@ -191,7 +191,18 @@ void bind_autograd(py::module_& m, TensorClass& cls) {
         self.cast<Tensor&>().requires_grad_(r);
         return self;
       }, py::arg("requires_grad") = true)
-      .def_property("grad", [](const Tensor& t) { return tensor_or_none(t.grad()); },
+      .def_property("grad", [](const Tensor& t) {
+        // PyTorch's warning: a non-leaf's .grad stays None unless retain_grad() was called.
+        if (!t.is_leaf() && !t.retains_grad() &&
+            PyErr_WarnEx(PyExc_UserWarning,
+                         "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
+                         "Its .grad attribute won't be populated during autograd.backward(). If you "
+                         "indeed want the .grad field to be populated for a non-leaf Tensor, use "
+                         ".retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by "
+                         "mistake, make sure you access the leaf Tensor instead.", 1) < 0)
+          throw py::error_already_set();
+        return tensor_or_none(t.grad());
+      },
                     [](Tensor& t, py::object g) { t.set_grad(g.is_none() ? Tensor() : g.cast<Tensor>()); })
       .def_property_readonly("grad_fn", [](const Tensor& t) { return node_object(t.grad_fn()); })
       .def_property_readonly("is_leaf", &Tensor::is_leaf)

@@ -217,8 +217,12 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   DimVector shape = leading(input, 1);
   if (weight.dim() == 2) shape.push_back(w.size(0));
   IntList out_shape(shape.begin(), shape.end());
-  Tensor x = input.reshape({rows_of(input), input.size(-1)});
-  if (!bias.defined()) return mm(x, w.t()).view(out_shape);
+  // The common case (2-d input and weight) skips the reshapes, so its result is
+  // addmm's own (grad_fn AddmmBackward0, as in PyTorch) with no view dispatches.
+  bool matrix = input.dim() == 2 && weight.dim() == 2;
+  auto shaped = [&](const Tensor& r) { return matrix ? r : r.view(out_shape); };
+  Tensor x = matrix ? input : input.reshape({rows_of(input), input.size(-1)});
+  if (!bias.defined()) return shaped(mm(x, w.t()));
   EMBER_CHECK(bias.dtype() == input.dtype(), "linear: bias must have the dtype of input (",
               dtype_name(input.dtype()), "), got ", dtype_name(bias.dtype()));
   // A bias of the output's last dims broadcasts inside addmm; any other one is
@@ -233,7 +237,7 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
     EMBER_CHECK(bias.size(0) == w.size(0) || bias.size(0) == 1, "linear: bias of shape ",
                 shape_str(bias.sizes()), " cannot be broadcast to the output shape ", shape_str(shape));
   }
-  return addmm(b, x, w.t()).view(out_shape);
+  return shaped(addmm(b, x, w.t()));
 }
 
 // ---- Tensor methods ---------------------------------------------------------------------
