@@ -25,6 +25,7 @@ constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 // every key masked) gives zeros rather than NaN (torch's _safe_softmax). Softmax runs on
 // finite scores for such rows, so their gradient is zero, not NaN.
 Tensor safe_softmax(const Tensor& scores) {
+  if (scores.size(-1) == 0) return softmax(scores, -1);  // no keys: nothing to mask (amax needs one)
   Tensor dead = eq(amax(scores.detach(), -1, true), Scalar(kNegInf));
   return where(dead, Scalar(0.0), softmax(where(dead, Scalar(0.0), scores), -1));
 }

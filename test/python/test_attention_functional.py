@@ -88,6 +88,14 @@ def test_sdpa_fully_masked_query_gives_zeros_and_zero_gradient():
         assert np.all(np.isfinite(g)) and np.all(g[:, 1] == 0)
 
 
+@pytest.mark.parametrize("L, S", [(0, 3), (3, 0)])
+def test_sdpa_empty(L, S):
+    q, k, v = E(randn(2, L, 4)), E(randn(2, S, 4)), E(randn(2, S, 5))
+    for mask in (None, E(np.ones((L, S), dtype=bool))):
+        out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        assert tuple(out.shape) == (2, L, 5) and np.all(to_numpy(out) == 0)
+
+
 def test_sdpa_float32_and_gqa():
     q, k, v = randn(2, 4, 3, 4), randn(2, 2, 5, 4), randn(2, 2, 5, 3)
     got = F.scaled_dot_product_attention(E(q).float(), E(k).float(), E(v).float(), enable_gqa=True)
