@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import ember
-from ember.autograd import gradcheck
+from ember.autograd import gradcheck, gradgradcheck
 from _helpers import to_ember, to_numpy
 
 C = ember._C
@@ -229,6 +229,18 @@ def test_sequence_gradcheck(kind):
     else:
         fn = lambda x, h0, *p: SEQ[kind](x, h0, list(p), True, L, 0.0, False, True, True)  # noqa: E731
         assert gradcheck(fn, [x, h0] + params)
+
+
+@pytest.mark.parametrize("kind", ["lstm", "gru"])
+def test_sequence_gradgradcheck(kind):
+    # Second derivatives pass through the step-unbinding node's backward (a stack) too.
+    x, h0 = leaf(3, 1, 2), leaf(2, 1, 2)
+    params = [leaf(*p.shape) for p in make_params(kind, 2, 2, 1, True, True)]
+    if kind == "lstm":
+        fn = lambda x, h0, *p: C._lstm(x, [h0, h0 * 0.5], list(p), True, 1, 0.0, False, True, False)[0]  # noqa: E731
+    else:
+        fn = lambda x, h0, *p: C._gru(x, h0, list(p), True, 1, 0.0, False, True, False)[0]  # noqa: E731
+    assert gradgradcheck(fn, [x, h0] + params)
 
 
 def test_sequence_gradcheck_unbatched_without_biases():
