@@ -209,7 +209,8 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
                 " does not broadcast to the attention scores' shape ", shape_str(scores.sizes()));
     scores = mask.dtype() == kBool ? where(mask, scores, Scalar(kNegInf))
                                    : scores + mask.to(scores.dtype());
-    weights = safe_softmax(scores);
+    // A causal mask never hides a whole row (key 0 is always visible): plain softmax.
+    weights = is_causal ? softmax(scores, -1) : safe_softmax(scores);
   }
   if (dropout_p > 0.0) weights = dropout(weights, dropout_p, true);
   return matmul(weights, v);
