@@ -255,6 +255,10 @@ def test_mha_self_attention_unbatched_bias_kv_zero_attn():
     assert out.shape == (L, Em) and w.shape == (H, L, L + 2)
     np.testing.assert_allclose(out, exp_out[:, 0], rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(w, exp_w[0], rtol=1e-10, atol=1e-12)
+    out, w = call_mha(x, x, x, H, **p, bias_k=bias_k, bias_v=bias_v, add_zero_attn=True,
+                      key_padding_mask=kpm, need_weights=False)
+    assert w is None
+    np.testing.assert_allclose(out, exp_out[:, 0], rtol=1e-10, atol=1e-12)
 
 
 def test_mha_causal_hint_uses_sdpa_causal():
