@@ -52,6 +52,8 @@ void bind_serialize(py::module_& m);
 void bind_random(py::module_& m, TensorClass& cls);
 void bind_threads(py::module_& m);
 void bind_optim(py::module_& m);
+void bind_rnn(py::module_& m);
+void bind_attention(py::module_& m);
 
 }  // namespace ember::python
 

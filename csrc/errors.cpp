@@ -18,6 +18,8 @@ void bind_errors(py::module_& m) {
       PyErr_SetString(PyExc_ValueError, e.what());
     } catch (const NotImplementedError& e) {
       PyErr_SetString(PyExc_NotImplementedError, e.what());
+    } catch (const AssertionError& e) {
+      PyErr_SetString(PyExc_AssertionError, e.what());
     } catch (const Error& e) {
       PyErr_SetString(PyExc_RuntimeError, e.what());
     }

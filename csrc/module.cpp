@@ -21,4 +21,6 @@ PYBIND11_MODULE(_C, m) {
   bind_random(m, cls);
   bind_threads(m);
   bind_optim(m);
+  bind_rnn(m);
+  bind_attention(m);
 }

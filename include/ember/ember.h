@@ -18,6 +18,8 @@
 #include "ember/ops/reduce.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/nn.h"
+#include "ember/ops/rnn.h"
+#include "ember/ops/attention.h"
 #include "ember/ops/nn_backward.h"
 #include "ember/ops/optim.h"
 #include "ember/ops/shape_index.h"

@@ -34,6 +34,11 @@ __all__ = [
     "mse_loss", "nll_loss", "one_hot", "pad", "smooth_l1_loss",
 ]
 
+# Attention (lib/ops/attention.cpp).
+from .._C import multi_head_attention_forward, scaled_dot_product_attention  # noqa: F401,E402
+
+__all__ += ["multi_head_attention_forward", "scaled_dot_product_attention"]
+
 # Ops of other groups whose _C signature already is torch.nn.functional's.
 _REEXPORTED = [
     "gelu", "silu", "sigmoid", "tanh", "softplus", "leaky_relu", "elu", "selu", "celu", "mish",
