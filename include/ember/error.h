@@ -16,6 +16,7 @@ class IndexError : public Error { using Error::Error; };          // IndexError
 class TypeError : public Error { using Error::Error; };           // TypeError
 class ValueError : public Error { using Error::Error; };          // ValueError
 class NotImplementedError : public Error { using Error::Error; }; // NotImplementedError
+class AssertionError : public Error { using Error::Error; };      // AssertionError (where torch asserts)
 class OutOfMemoryError : public Error { using Error::Error; };    // RuntimeError subclass
 
 namespace detail {

@@ -97,7 +97,9 @@ void record_views(const OpCall& call) {
 void mark_multi_output_views(const TensorList& views, const char* op) {
   for (size_t i = 0; i < views.size(); ++i) {
     ViewInfo* info = view_info(views[i]);
-    if (!info || info->creation != CreationMeta::kDefault) continue;
+    if (!info || (info->creation != CreationMeta::kDefault &&
+                  info->creation != CreationMeta::kInCustomFunction))
+      continue;
     info->creation = CreationMeta::kMultiOutput;
     info->creator = op;
     info->creator_output = static_cast<uint32_t>(i);

@@ -12,7 +12,8 @@ namespace ember::autograd {
 // they were made (grad mode on or off).
 void record_views(const OpCall& call);
 // The views were returned together by `op` (unbind, split): changing one in
-// place is refused, as in PyTorch.
+// place is refused, as in PyTorch. This also relabels views that `op` made
+// through its own custom Function (unbind's shared backward node).
 void mark_multi_output_views(const TensorList& views, const char* op);
 // t's view information, or nullptr if t is not a tracked view.
 ViewInfo* view_info(const Tensor& t);

@@ -195,19 +195,11 @@ Tensor initial_state(const Tensor& h0, const Tensor& x, int64_t groups, int64_t 
   return h0;
 }
 
-// The time steps of the input gates [T, B, G*H] as T tensors whose backward is one
-// stack. (Each select view's own backward would build a whole [T, B, G*H] gradient for
-// its step: O(T^2) work for a sequence.)
-struct UnbindSteps : autograd::Function<UnbindSteps> {
-  static TensorList forward(autograd::AutogradContext*, const Tensor& gates) { return gates.unbind(0); }
-  static TensorList backward(autograd::AutogradContext*, TensorList grads) { return {stack(grads, 0)}; }
-};
-
 // Runs one direction of one layer over x [T, B, in]; s holds the initial state and
 // receives the final one. Returns the hidden states of all steps, [T, B, H].
 Tensor run_direction(Cell cell, const Tensor& x, const Weights& w, State& s, bool reverse) {
   Tensor all_gates = input_gates(cell, x, w);  // [T, B, G*H]: one matmul for every step
-  const TensorList gates = all_gates.requires_grad() ? UnbindSteps::apply(all_gates) : all_gates.unbind(0);
+  const TensorList gates = all_gates.unbind(0);  // one backward node for all steps (see unbind)
   const int64_t T = x.size(0);
   TensorList outputs(static_cast<size_t>(T));
   for (int64_t i = 0; i < T; ++i) {

@@ -7,6 +7,8 @@
 #include <numeric>
 
 #include "autograd/view_tracking.h"
+#include "ember/autograd_function.h"
+#include "ember/ops/shape_index.h"
 #include "dispatch/dispatcher.h"
 
 namespace ember {
@@ -235,11 +237,35 @@ Tensor select(const Tensor& self, int64_t dim, int64_t index) {
   return run_view(OpId::select, self, {Attr(d), Attr(index)});
 }
 
+namespace {
+
+TensorList select_all(const Tensor& self, int64_t d) {
+  TensorList out;
+  for (int64_t i = 0; i < self.sizes()[d]; ++i) out.push_back(select(self, d, i));
+  return out;
+}
+
+// Under autograd, unbind's outputs share one backward node that stacks their
+// gradients (PyTorch's UnbindBackward0). Each select view's own backward would
+// build a gradient the size of the whole input: O(n^2) work for n outputs, which
+// is what a loop over the time steps of a sequence pays.
+struct Unbind : autograd::Function<Unbind> {
+  static TensorList forward(autograd::AutogradContext* ctx, const Tensor& self, int64_t d) {
+    ctx->saved_data["dim"] = d;
+    return select_all(self, d);
+  }
+  static TensorList backward(autograd::AutogradContext* ctx, TensorList grads) {
+    return {stack(grads, ctx->saved_data["dim"].to_int()), Tensor()};
+  }
+};
+
+}  // namespace
+
 TensorList unbind(const Tensor& self, int64_t dim) {
   EMBER_CHECK(self.dim() > 0, "unbind: cannot unbind a 0-dim tensor");
   int64_t d = wrap_dim(dim, self.dim(), "unbind");
-  TensorList out;
-  for (int64_t i = 0; i < self.sizes()[d]; ++i) out.push_back(select(self, d, i));
+  bool record = is_grad_enabled() && self.requires_grad() && self.size(d) > 1;
+  TensorList out = record ? Unbind::apply(self, d) : select_all(self, d);
   autograd::mark_multi_output_views(out, "unbind");  // no in-place through them, as in PyTorch
   return out;
 }

@@ -10,11 +10,6 @@
 
 namespace ember {
 
-// Python's AssertionError, which torch's multi_head_attention_forward raises for bad
-// shapes. (Belongs with its siblings in ember/error.h; kept here so that adding it
-// did not rebuild every file. Move it when error.h next changes.)
-class AssertionError : public Error { using Error::Error; };
-
 // softmax(q k^T * scale + mask) v over the last two dims: query [..., L, E], key
 // [..., S, E], value [..., S, Ev] -> [..., L, Ev]; batch dims broadcast.
 // attn_mask broadcasts to [..., L, S]: bool (true = may attend) or floating (added to
