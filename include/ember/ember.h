@@ -25,3 +25,4 @@
 #include "ember/ops/random.h"
 #include "ember/data.h"
 #include "ember/optim.h"
+#include "ember/nn.h"
