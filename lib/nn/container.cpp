@@ -2,6 +2,14 @@
 
 namespace ember::nn {
 
+namespace {
+
+void check_index(size_t index, size_t size, const char* kind) {
+  EMBER_CHECK_INDEX(index < size, "Index out of range: ", index, " for a ", kind, " of size ", size);
+}
+
+}  // namespace
+
 // ---- Sequential ------------------------------------------------------------------------
 
 SequentialImpl::SequentialImpl(std::initializer_list<NamedAnyModule> named_modules) {
@@ -26,13 +34,10 @@ Tensor SequentialImpl::forward(const Tensor& input) {
   return x;
 }
 
-size_t SequentialImpl::checked(size_t index) const {
-  EMBER_CHECK_INDEX(index < modules_.size(), "Index out of range: ", index, " for a Sequential of size ",
-                    modules_.size());
-  return index;
+std::shared_ptr<Module> SequentialImpl::ptr(size_t index) const {
+  check_index(index, modules_.size(), "Sequential");
+  return modules_[index].ptr();
 }
-
-std::shared_ptr<Module> SequentialImpl::ptr(size_t index) const { return modules_[checked(index)].ptr(); }
 
 // ---- ModuleList -------------------------------------------------------------------------
 
@@ -46,8 +51,7 @@ void ModuleListImpl::extend(const ModuleListImpl& other) {
 }
 
 std::shared_ptr<Module> ModuleListImpl::ptr(size_t index) const {
-  EMBER_CHECK_INDEX(index < modules_.size(), "Index out of range: ", index, " for a ModuleList of size ",
-                    modules_.size());
+  check_index(index, modules_.size(), "ModuleList");
   return modules_[index];
 }
 

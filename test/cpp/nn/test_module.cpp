@@ -272,3 +272,27 @@ TEST_CASE("save / load of a module: a safetensors file of the state_dict", "[nn]
   CHECK_THROWS_AS(ember::load(other, path), Error);
   std::remove(path.c_str());
 }
+
+namespace {
+
+// libtorch's own example, word for word but the namespace.
+struct LibtorchNet : ember::nn::Module {
+  LibtorchNet() { fc1 = register_module("fc1", ember::nn::Linear(784, 64)); }
+  ember::Tensor forward(ember::Tensor x) { return ember::relu(fc1->forward(x)); }
+  ember::nn::Linear fc1{nullptr};
+};
+
+}  // namespace
+
+TEST_CASE("A plain Module subclass in a shared_ptr, as in libtorch's examples", "[nn]") {
+  auto net = std::make_shared<LibtorchNet>();
+  CHECK(net->named_parameters().keys() == std::vector<std::string>{"fc1.weight", "fc1.bias"});
+  CHECK(net->named_modules().keys() == std::vector<std::string>{"", "fc1"});
+  CHECK(net->forward(randn({2, 784})).sizes() == DimVector{2, 64});
+  ember::optim::SGD opt(net->parameters(), ember::optim::SGDOptions(0.01));
+  net->forward(randn({2, 784})).sum().backward();
+  Tensor before = net->fc1->weight.detach().clone();
+  opt.step();
+  CHECK(values(net->fc1->weight) != values(before));
+  CHECK(printed(*net) == "LibtorchNet(\n  (fc1): Linear(in_features=784, out_features=64, bias=true)\n)");
+}

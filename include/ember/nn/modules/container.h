@@ -31,6 +31,14 @@ class ModulePtr {
   std::shared_ptr<Module> ptr_;
 };
 
+// `module` as an M& (ValueError naming `where` if it is of another type).
+template <typename M>
+M& module_as(const std::shared_ptr<Module>& module, const std::string& where) {
+  auto* m = dynamic_cast<M*>(module.get());
+  EMBER_CHECK_VALUE(m, where, ": the module is a ", module->name(), ", not the type asked for");
+  return *m;
+}
+
 // A module whose forward takes and returns one tensor, with its type erased
 // (what Sequential holds; torch's AnyModule for this signature).
 class AnyModule {
@@ -47,9 +55,7 @@ class AnyModule {
   // The module as its own type (ValueError if it is another).
   template <typename M>
   M& get() const {
-    auto* m = dynamic_cast<M*>(module_.get());
-    EMBER_CHECK_VALUE(m, "AnyModule::get: the module is a ", module_->name(), ", not the type asked for");
-    return *m;
+    return module_as<M>(module_, "AnyModule::get");
   }
 
  private:
@@ -83,14 +89,13 @@ class SequentialImpl : public Module {
   std::shared_ptr<Module> ptr(size_t index) const;
   template <typename M>
   M& at(size_t index) const {
-    return modules_.at(checked(index)).get<M>();
+    return module_as<M>(ptr(index), "Sequential::at");
   }
   auto begin() const { return modules_.begin(); }
   auto end() const { return modules_.end(); }
   void pretty_print(std::ostream& stream) const override { stream << "Sequential"; }
 
  private:
-  size_t checked(size_t index) const;
   std::vector<AnyModule> modules_;
 };
 
@@ -120,9 +125,7 @@ class ModuleListImpl : public Module {
   // The module as its own type (ValueError if it is another).
   template <typename M>
   M& at(size_t index) const {
-    auto* m = dynamic_cast<M*>(ptr(index).get());
-    EMBER_CHECK_VALUE(m, "ModuleList::at: module ", index, " has another type");
-    return *m;
+    return module_as<M>(ptr(index), "ModuleList::at");
   }
   auto begin() const { return modules_.begin(); }
   auto end() const { return modules_.end(); }
@@ -145,9 +148,7 @@ class ModuleDictImpl : public Module {
   std::shared_ptr<Module> operator[](const std::string& key) const { return modules_[key]; }
   template <typename M>
   M& at(const std::string& key) const {
-    auto* m = dynamic_cast<M*>(modules_[key].get());
-    EMBER_CHECK_VALUE(m, "ModuleDict::at: module '", key, "' has another type");
-    return *m;
+    return module_as<M>(modules_[key], "ModuleDict::at");
   }
   std::vector<std::string> keys() const { return modules_.keys(); }
   std::vector<std::shared_ptr<Module>> values() const { return modules_.values(); }
