@@ -1,7 +1,8 @@
 // ember::nn, the C++ front end's modules (torch::nn's names): Module and
-// module holders, the layers, containers and losses, init, utils (gradient
+// module holders, the layers, containers and losses, functional, init, utils (gradient
 // clipping), and ember::save / ember::load of a module.
 #pragma once
+#include "ember/nn/functional.h"
 #include "ember/nn/init.h"
 #include "ember/nn/module.h"
 #include "ember/nn/modules/activation.h"

@@ -309,3 +309,19 @@ TEST_CASE("Losses against their formulas", "[nn]") {
   nn::CrossEntropyLoss()(in, target).backward();
   CHECK(in.grad().defined());
 }
+
+TEST_CASE("nn::functional names the ops the modules call", "[nn]") {
+  namespace F = ember::nn::functional;
+  manual_seed(7);
+  nn::Conv2d conv(nn::Conv2dOptions(2, 3, 3).padding(1));
+  Tensor x = randn({1, 2, 5, 5});
+  CHECK(values(F::conv2d(x, conv->weight, conv->bias, {1}, {1})) == values(conv(x)));
+  nn::Linear fc(4, 2);
+  Tensor v = randn({3, 4});
+  CHECK(values(F::linear(v, fc->weight, fc->bias)) == values(fc(v)));
+  CHECK(values(F::relu(v)) == values(nn::ReLU()(v)));
+  CHECK(values(F::log_softmax(v, 1)) == values(nn::LogSoftmax(1)(v)));
+  Tensor target = from_vector<int64_t>({0, 1, 1}, {3});
+  CHECK(values(F::cross_entropy(fc(v), target)) == values(nn::CrossEntropyLoss()(fc(v), target)));
+  CHECK(values(F::max_pool2d(x, {2})) == values(nn::MaxPool2d(2)(x)));
+}

@@ -65,12 +65,39 @@ class AnyModule {
 
 using NamedAnyModule = std::pair<std::string, AnyModule>;
 
-class SequentialImpl : public Module {
+// What Sequential and ModuleList share: submodules by position, registered
+// under their names ("0", "1", ... unless named).
+class ModuleSequenceBase : public Module {
  public:
-  SequentialImpl() = default;
+  size_t size() const { return modules_.size(); }
+  bool is_empty() const { return modules_.empty(); }
+  // IndexError past the end.
+  std::shared_ptr<Module> operator[](size_t index) const { return ptr(index); }
+  std::shared_ptr<Module> ptr(size_t index) const;
+  // The module as its own type (ValueError if it is another).
+  template <typename M>
+  M& at(size_t index) const {
+    return module_as<M>(ptr(index), kind_ + "::at");
+  }
+  auto begin() const { return modules_.begin(); }
+  auto end() const { return modules_.end(); }
+  void pretty_print(std::ostream& stream) const override { stream << kind_; }
+
+ protected:
+  explicit ModuleSequenceBase(std::string kind) : kind_(std::move(kind)) {}
+  void append(std::string name, std::shared_ptr<Module> module);
+
+ private:
+  std::string kind_;
+  std::vector<std::shared_ptr<Module>> modules_;
+};
+
+class SequentialImpl : public ModuleSequenceBase {
+ public:
+  SequentialImpl() : ModuleSequenceBase("Sequential") {}
   template <typename... Modules>
     requires(sizeof...(Modules) > 0 && (std::is_constructible_v<AnyModule, Modules> && ...))
-  explicit SequentialImpl(Modules&&... modules) {
+  explicit SequentialImpl(Modules&&... modules) : SequentialImpl() {
     (push_back(AnyModule(std::forward<Modules>(modules))), ...);
   }
   explicit SequentialImpl(std::initializer_list<NamedAnyModule> named_modules);
@@ -82,21 +109,8 @@ class SequentialImpl : public Module {
   // Calls each module on the output of the one before.
   Tensor forward(const Tensor& input);
 
-  size_t size() const { return modules_.size(); }
-  bool is_empty() const { return modules_.empty(); }
-  // IndexError past the end.
-  std::shared_ptr<Module> operator[](size_t index) const { return ptr(index); }
-  std::shared_ptr<Module> ptr(size_t index) const;
-  template <typename M>
-  M& at(size_t index) const {
-    return module_as<M>(ptr(index), "Sequential::at");
-  }
-  auto begin() const { return modules_.begin(); }
-  auto end() const { return modules_.end(); }
-  void pretty_print(std::ostream& stream) const override { stream << "Sequential"; }
-
  private:
-  std::vector<AnyModule> modules_;
+  std::vector<AnyModule> forwards_;  // the modules of the base, with their forward
 };
 
 class Sequential : public ModuleHolder<SequentialImpl> {
@@ -107,32 +121,18 @@ class Sequential : public ModuleHolder<SequentialImpl> {
       : ModuleHolder(std::make_shared<SequentialImpl>(named_modules)) {}
 };
 
-class ModuleListImpl : public Module {
+// Modules of any kind by position; the owner calls them.
+class ModuleListImpl : public ModuleSequenceBase {
  public:
-  ModuleListImpl() = default;
+  ModuleListImpl() : ModuleSequenceBase("ModuleList") {}
   template <typename... Modules>
     requires(sizeof...(Modules) > 0 && (std::is_constructible_v<ModulePtr, Modules> && ...))
-  explicit ModuleListImpl(Modules&&... modules) {
+  explicit ModuleListImpl(Modules&&... modules) : ModuleListImpl() {
     (push_back(ModulePtr(std::forward<Modules>(modules))), ...);
   }
 
   void push_back(const ModulePtr& module);
   void extend(const ModuleListImpl& other);
-  size_t size() const { return modules_.size(); }
-  bool is_empty() const { return modules_.empty(); }
-  std::shared_ptr<Module> operator[](size_t index) const { return ptr(index); }
-  std::shared_ptr<Module> ptr(size_t index) const;
-  // The module as its own type (ValueError if it is another).
-  template <typename M>
-  M& at(size_t index) const {
-    return module_as<M>(ptr(index), "ModuleList::at");
-  }
-  auto begin() const { return modules_.begin(); }
-  auto end() const { return modules_.end(); }
-  void pretty_print(std::ostream& stream) const override { stream << "ModuleList"; }
-
- private:
-  std::vector<std::shared_ptr<Module>> modules_;
 };
 EMBER_MODULE(ModuleList);
 
