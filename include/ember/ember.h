@@ -27,3 +27,4 @@
 #include "ember/ops/random.h"
 #include "ember/data.h"
 #include "ember/optim.h"
+#include "ember/nn.h"

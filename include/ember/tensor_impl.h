@@ -33,6 +33,9 @@ class TensorImpl : public RefCounted {
 
   // Changes the view in place (as_strided_, squeeze_, t_, ...).
   void set_geometry(DimVector sizes, DimVector strides, int64_t offset);
+  // Takes src's storage, geometry and dtype, keeping this tensor's identity and
+  // autograd flags (torch's set_data: Module::to converts parameters in place).
+  void set_data(const TensorImpl& src);
 
   // A 0-dim tensor made from a Python number: it takes part in type promotion
   // with a lower priority than real tensors (as in PyTorch).

@@ -19,6 +19,12 @@ void TensorImpl::set_geometry(DimVector sizes, DimVector strides, int64_t offset
   refresh();
 }
 
+void TensorImpl::set_data(const TensorImpl& src) {
+  storage_ = src.storage_;
+  dtype_ = src.dtype_;
+  set_geometry(src.sizes_, src.strides_, src.offset_);
+}
+
 // Contiguous means row-major dense: dims of size 1 may have any stride (as in PyTorch).
 void TensorImpl::refresh() {
   numel_ = 1;

@@ -14,21 +14,8 @@
 #include <variant>
 #include <vector>
 
+#include "ember/arg.h"
 #include "ember/tensor.h"
-
-// A chainable option: `T name() const`, `Derived& name(T)` (returns the
-// options object itself, so setters chain), stored in `name_`.
-#define EMBER_ARG(T, name)                                             \
- public:                                                               \
-  auto& name(const T& new_##name) {                                    \
-    this->name##_ = new_##name;                                        \
-    return this->derived();                                            \
-  }                                                                    \
-  const T& name() const noexcept { return this->name##_; }             \
-  T& name() noexcept { return this->name##_; }                         \
-                                                                       \
- private:                                                              \
-  T name##_
 
 namespace ember::optim {
 
