@@ -17,7 +17,7 @@ def _warn_mismatched_masks(mask, mask_name, other, other_name):
     """torch's deprecation warning when a padding mask and an attention mask differ in dtype."""
     if mask is not None and other is not None and mask.dtype != other.dtype:
         warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use "
-                      "same type for both instead.", stacklevel=3)
+                      "same type for both instead.", stacklevel=4)
 
 
 class MultiheadAttention(Module):
