@@ -6,7 +6,7 @@ from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Seq
 from .conv import Conv1d, Conv2d, ConvTranspose2d
 from .dropout import Dropout
 from .flatten import Flatten, Unflatten
-from .linear import Bilinear, Identity, Linear, NonDynamicallyQuantizableLinear
+from .linear import Bilinear, Identity, Linear
 from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss,
                    SmoothL1Loss)
 from .module import Module
@@ -24,6 +24,6 @@ __all__ = [
     "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "L1Loss", "MSELoss", "SmoothL1Loss", "NLLLoss",
     "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss",
     "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
-    "MultiheadAttention", "NonDynamicallyQuantizableLinear", "TransformerEncoderLayer",
+    "MultiheadAttention", "TransformerEncoderLayer",
     "TransformerEncoder",
 ]

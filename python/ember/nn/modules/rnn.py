@@ -206,27 +206,32 @@ class RNNBase(Module):
         return s
 
 
-def _refuse_proj_size(proj_size):
-    if proj_size is not None:
+def _refuse_proj_size(kwargs):
+    if "proj_size" in kwargs:
         raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
 
 
+# RNN, LSTM and GRU take (*args, **kwargs) like torch's, whose signatures they share.
 class RNN(RNNBase):
     """RNN(input_size, hidden_size, num_layers=1, nonlinearity='tanh', bias=True,
     batch_first=False, dropout=0.0, bidirectional=False): h_t = act(x W_ih^T + b_ih +
     h_{t-1} W_hh^T + b_hh) with act tanh or relu. forward(input, hx=None) -> (output, h_n)."""
 
-    def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True,
-                 batch_first=False, dropout=0.0, bidirectional=False, device=None, dtype=None,
-                 *, proj_size=None):
-        _refuse_proj_size(proj_size)
-        if nonlinearity not in ("tanh", "relu"):
-            raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or "
-                             "'relu'.")
-        super().__init__("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU", input_size,
-                         hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
-                         device=device, dtype=dtype)
-        self.nonlinearity = nonlinearity
+    def __init__(self, *args, **kwargs):
+        _refuse_proj_size(kwargs)
+        if len(args) > 3:
+            self.nonlinearity = args[3]
+            args = args[:3] + args[4:]
+        else:
+            self.nonlinearity = kwargs.pop("nonlinearity", "tanh")
+        if self.nonlinearity == "tanh":
+            mode = "RNN_TANH"
+        elif self.nonlinearity == "relu":
+            mode = "RNN_RELU"
+        else:
+            raise ValueError(f"Unknown nonlinearity '{self.nonlinearity}'. Select from 'tanh' "
+                             "or 'relu'.")
+        super().__init__(mode, *args, **kwargs)
 
 
 class LSTM(RNNBase):
@@ -237,10 +242,8 @@ class LSTM(RNNBase):
 
     _state_names = "hx and cx"
 
-    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
-                 dropout=0.0, bidirectional=False, proj_size=0, device=None, dtype=None):
-        super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first, dropout,
-                         bidirectional, proj_size, device=device, dtype=dtype)
+    def __init__(self, *args, **kwargs):
+        super().__init__("LSTM", *args, **kwargs)
 
     def get_expected_cell_size(self, input):
         return self.get_expected_hidden_size(input)
@@ -263,11 +266,9 @@ class GRU(RNNBase):
     bidirectional=False): gates r, z, n in torch's layout. forward(input, hx=None) ->
     (output, h_n)."""
 
-    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
-                 dropout=0.0, bidirectional=False, device=None, dtype=None, *, proj_size=None):
-        _refuse_proj_size(proj_size)
-        super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout,
-                         bidirectional, device=device, dtype=dtype)
+    def __init__(self, *args, **kwargs):
+        _refuse_proj_size(kwargs)
+        super().__init__("GRU", *args, **kwargs)
 
 
 # ---- cells ---------------------------------------------------------------------------
