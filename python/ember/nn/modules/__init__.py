@@ -1,5 +1,6 @@
 """ember.nn.modules: Module and the layers built on it."""
 from .activation import GELU, LeakyReLU, LogSoftmax, ReLU, SiLU, Sigmoid, Softmax, Tanh
+from .attention import MultiheadAttention
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose2d
@@ -11,7 +12,9 @@ from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss
 from .module import Module
 from .normalization import GroupNorm, LayerNorm
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding
+from .transformer import TransformerEncoder, TransformerEncoderLayer
 
 __all__ = [
     "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
@@ -20,4 +23,7 @@ __all__ = [
     "Dropout", "Embedding", "Flatten", "Unflatten", "ReLU", "LeakyReLU", "GELU", "SiLU",
     "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "L1Loss", "MSELoss", "SmoothL1Loss", "NLLLoss",
     "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss",
+    "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
+    "MultiheadAttention", "TransformerEncoderLayer",
+    "TransformerEncoder",
 ]

@@ -8,7 +8,7 @@ from ..parameter import Parameter
 from .module import Module
 from .utils import _factory_kwargs
 
-__all__ = ["Identity", "Linear", "Bilinear"]
+__all__ = ["Identity", "Linear", "Bilinear", "NonDynamicallyQuantizableLinear"]
 
 
 class Identity(Module):
@@ -88,3 +88,8 @@ class Bilinear(Module):
     def extra_repr(self):
         return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
                 f"out_features={self.out_features}, bias={self.bias is not None}")
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """A Linear under another name: MultiheadAttention.out_proj's class in torch (which
+    keeps it out of dynamic quantization), so that reprs match."""
