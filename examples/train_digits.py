@@ -21,6 +21,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # no display needed: the plot goes to a PNG file
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
 import ember  # noqa: E402
@@ -108,10 +109,11 @@ def plot(histories, path):
         line, = ax_loss.plot(epochs, h["loss"], marker="o", label=name)
         ax_acc.plot(epochs, h["test_acc"], marker="o", color=line.get_color(), label=f"{name} test")
         ax_acc.plot(epochs, h["train_acc"], linestyle="--", color=line.get_color(), label=f"{name} train")
-    ax_loss.set(xlabel="epoch", ylabel="cross-entropy loss", yscale="log", title="training loss")
+    ax_loss.set(xlabel="epoch", ylabel="cross-entropy (label smoothing 0.1)", title="training loss")
     ax_acc.set(xlabel="epoch", ylabel="accuracy", ylim=(0.8, 1.0), title="accuracy")
     ax_acc.axhline(0.97, color="gray", linewidth=0.8, linestyle=":")
     for ax in (ax_loss, ax_acc):
+        ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
         ax.grid(alpha=0.3)
         ax.legend()
     fig.suptitle("ember on the 8x8 digits")
