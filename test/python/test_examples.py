@@ -95,17 +95,19 @@ def test_train_digits_quick(tmp_path):
         assert f"{100 * acc:.2f}" == accuracies[name.upper()]
 
 
-def test_quickstart_notebook(monkeypatch):
+def test_quickstart_notebook(monkeypatch, tmp_path):
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
-    pytest.importorskip("ipykernel")
+    kernelspec = pytest.importorskip("ipykernel.kernelspec")
     pytest.importorskip("matplotlib")
     for key, value in _env().items():
         monkeypatch.setenv(key, value)  # the kernel is a child process: it inherits these
+    # A kernel spec that runs this interpreter (the venv's), found first through JUPYTER_PATH.
+    kernelspec.write_kernel_spec(tmp_path / "kernels" / "ember-test", overrides={"display_name": "ember test"})
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path))
     nb = nbformat.read(EXAMPLES / "quickstart.ipynb", as_version=4)
-    # kernel "python3": jupyter_client runs it with this interpreter (sys.executable),
-    # in examples/ (where the notebook imports export_digits from).
-    client = nbclient.NotebookClient(nb, kernel_name="python3", timeout=120,
+    # The kernel runs in examples/, where the notebook imports export_digits from.
+    client = nbclient.NotebookClient(nb, kernel_name="ember-test", timeout=120,
                                      resources={"metadata": {"path": str(EXAMPLES)}})
     client.execute()  # raises CellExecutionError if a cell fails
     code_cells = [c for c in nb.cells if c.cell_type == "code"]
