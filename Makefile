@@ -1,4 +1,4 @@
-# make demo   set up everything on a fresh machine, build, run the main example
+# make demo   set up everything on a fresh machine, build, run the main example (examples/train_digits.py)
 # make test   set up everything, build, run the C++ (ctest) and Python (pytest) tests
 # make bench  also installs PyTorch, runs bench/ side by side and rewrites docs/PERF.md
 SHELL := /bin/bash
@@ -43,7 +43,7 @@ test-python: build
 test: test-cpp test-python
 
 demo: build
-	PYTHONPATH=python $(PY) examples/demo.py
+	PYTHONPATH=python $(PY) examples/train_digits.py
 
 bench: build
 	$(PY) -m pip install -q torch

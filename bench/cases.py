@@ -8,6 +8,7 @@ import torch
 
 from harness import Case
 from training import training
+from training_epoch import training_epochs
 
 rng = np.random.default_rng(0)
 
@@ -103,4 +104,4 @@ def conv():
 
 
 ALL = {"small": small_ops, "elementwise": elementwise, "reductions": reductions, "matmul": matmul,
-       "conv": conv, "training": training}
+       "conv": conv, "training": training, "epoch": training_epochs}
