@@ -377,3 +377,18 @@ TEST_CASE("TransformerEncoderLayer: torch's submodules, shapes, eval determinism
   check_grads_flow(*pre, pre(x).pow(2).sum());
   CHECK_THROWS_AS(nn::TransformerEncoderLayer(nn::TransformerEncoderLayerOptions(8, 2).activation("tanh")), Error);
 }
+
+TEST_CASE("docs/cpp_nn.md's recurrent and attention example", "[nn][rnn][attention]") {
+  nn::LSTM lstm(nn::LSTMOptions(10, 20).num_layers(2).batch_first(true));
+  auto [out, state] = lstm(ember::randn({4, 7, 10}));
+  auto [h_n, c_n] = state;
+  CHECK(out.sizes() == DimVector{4, 7, 20});
+  CHECK(h_n.sizes() == DimVector{2, 4, 20});
+  CHECK(c_n.sizes() == DimVector{2, 4, 20});
+  nn::MultiheadAttention mha(16, 4);
+  Tensor x = ember::randn({5, 2, 16});
+  auto [y, weights] = mha(x, x, x);
+  CHECK(y.sizes() == DimVector{5, 2, 16});
+  CHECK(weights.sizes() == DimVector{2, 5, 5});
+  CHECK(!std::get<1>(mha->forward(x, x, x, {}, false)).defined());
+}
