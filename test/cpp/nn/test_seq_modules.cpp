@@ -392,3 +392,31 @@ TEST_CASE("docs/cpp_nn.md's recurrent and attention example", "[nn][rnn][attenti
   CHECK(weights.sizes() == DimVector{2, 5, 5});
   CHECK(!std::get<1>(mha->forward(x, x, x, {}, false)).defined());
 }
+
+TEST_CASE("MultiheadAttention: two heads equal softmax(q k^T / sqrt(d)) v per head, then out_proj",
+          "[nn][attention]") {
+  manual_seed(10);
+  const int64_t E = 4, heads = 2, d = 2, L = 3, S = 5;
+  nn::MultiheadAttention mha(E, heads);
+  mha->to(kFloat64);
+  // Non-zero biases, so that they are checked too.
+  { NoGradGuard g; mha->in_proj_bias.copy_(randn({3 * E}, kFloat64)); }
+  Tensor q = randn({L, 1, E}, kFloat64), k = randn({S, 1, E}, kFloat64), v = randn({S, 1, E}, kFloat64);
+  auto [out, w] = mha(q, k, v, Tensor(), true, Tensor(), /*average_attn_weights=*/false);
+
+  const Tensor& W = mha->in_proj_weight;
+  const Tensor& b = mha->in_proj_bias;
+  auto project = [&](const Tensor& x, int64_t part) {  // [T, 1, E] -> [T, E]
+    return linear(x.select(1, 0), W.narrow(0, part * E, E), b.narrow(0, part * E, E));
+  };
+  Tensor qp = project(q, 0), kp = project(k, 1), vp = project(v, 2);
+  std::vector<Tensor> per_head;
+  for (int64_t h = 0; h < heads; ++h) {
+    Tensor qh = qp.narrow(1, h * d, d), kh = kp.narrow(1, h * d, d), vh = vp.narrow(1, h * d, d);
+    Tensor attn = softmax(matmul(qh, kh.t()) / std::sqrt(static_cast<double>(d)), -1);  // [L, S]
+    check_close(w.select(0, 0).select(0, h), values(attn), 1e-10);
+    per_head.push_back(matmul(attn, vh));
+  }
+  Tensor ref = linear(cat(per_head, 1), mha->out_proj->weight, mha->out_proj->bias);
+  check_close(out.select(1, 0), values(ref), 1e-10);
+}
