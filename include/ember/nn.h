@@ -13,5 +13,7 @@
 #include "ember/nn/modules/loss.h"
 #include "ember/nn/modules/normalization.h"
 #include "ember/nn/modules/pooling.h"
+#include "ember/nn/modules/rnn.h"
+#include "ember/nn/modules/transformer.h"
 #include "ember/nn/serialize.h"
 #include "ember/nn/utils.h"
