@@ -8,4 +8,5 @@
 #include "ember/optim/lr_scheduler.h"
 #include "ember/optim/optimizer.h"
 #include "ember/optim/rmsprop.h"
+#include "ember/optim/serialize.h"
 #include "ember/optim/sgd.h"
