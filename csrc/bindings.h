@@ -75,9 +75,12 @@ struct type_caster<ember::Scalar> {
     }
     if (PyFloat_Check(o)) { value = ember::Scalar(PyFloat_AS_DOUBLE(o)); return true; }
     if (!convert) return false;
-    // numpy scalars: their .item() is a Python bool, int or float.
+    // numpy scalars and 0-dim tensors: their .item() is a Python bool, int or float.
+    // A tensor that requires grad is not a number (PyTorch's rule): its gradient
+    // would be lost silently, so the call fails with TypeError instead.
     if (hasattr(src, "dtype") && hasattr(src, "item") && hasattr(src, "ndim") &&
         src.attr("ndim").cast<int>() == 0) {
+      if (hasattr(src, "requires_grad") && src.attr("requires_grad").cast<bool>()) return false;
       object item = src.attr("item")();
       if (!PyBool_Check(item.ptr()) && !PyLong_Check(item.ptr()) && !PyFloat_Check(item.ptr()))
         return false;

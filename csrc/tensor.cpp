@@ -198,7 +198,12 @@ TensorClass bind_tensor(py::module_& m) {
       .def("copy_", [](Tensor& t, const Tensor& src, bool nb) -> Tensor { return t.copy_(src, nb); },
            py::arg("src"), py::arg("non_blocking") = false)
       .def("fill_", [](Tensor& t, const Scalar& v) -> Tensor { return t.fill_(v); })
-      .def("fill_", [](Tensor& t, const Tensor& v) -> Tensor { return t.fill_(v.item()); })
+      .def("fill_", [](Tensor& t, const Tensor& v) -> Tensor {
+        EMBER_CHECK(v.dim() == 0, "fill_ only supports 0-dimension value tensor but got tensor with ",
+                    v.dim(), " dimensions.");
+        // A value that requires grad is copied (broadcast), so its gradient flows.
+        return v.requires_grad() ? t.copy_(v) : t.fill_(v.item());
+      })
       .def("zero_", [](Tensor& t) -> Tensor { return t.zero_(); })
       .def("_str_cpp", &Tensor::str);
   bind_subclassing(cls);

@@ -269,3 +269,23 @@ def test_dropout_gradient_follows_its_mask():
     kept = (y != 0).numpy()
     np.testing.assert_allclose(x.grad.numpy()[kept], 1 / 0.75)
     assert (x.grad.numpy()[~kept] == 0).all()
+
+
+def test_a_tensor_that_requires_grad_is_not_taken_as_a_number():
+    """PyTorch's rule: a 0-dim tensor passes for a number only when it does not require
+    grad, since its gradient would be lost; ops taking numbers raise TypeError."""
+    x = leaf(3)
+    t = ember.tensor(0.5, dtype=ember.float64, requires_grad=True)
+    with pytest.raises(TypeError):
+        x.add(x, alpha=t)
+    with pytest.raises(TypeError):
+        ember.nn.functional.leaky_relu(x, t)
+    with pytest.raises(TypeError):
+        ember.full((2,), t)
+    assert ember.full((2,), t.detach()).tolist() == [0.5, 0.5]  # without grad it is a number
+    # fill_ with a tensor value is differentiable, as in PyTorch
+    y = (x * 1).fill_(t)
+    y.sum().backward()
+    assert float(t.grad) == 3.0
+    with pytest.raises(RuntimeError, match="0-dimension value tensor"):
+        (x * 1).fill_(ember.ones(2, dtype=ember.float64))
