@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import ember
+from _helpers import noncontiguous
 
 torch = pytest.importorskip("torch")
 import torch.nn.functional as TF  # noqa: E402
@@ -38,19 +39,6 @@ def E(t, dtype=None, noncontig=False):
     if dtype is not None:
         e = e.to(getattr(ember, dtype))
     return noncontiguous(e) if noncontig else e
-
-
-def noncontiguous(e):
-    """The values of e in a non-contiguous layout."""
-    if e.dim() == 0:
-        return e
-    if e.dim() == 1:
-        v = ember.empty([e.numel() * 2], dtype=e.dtype)[::2]
-        v.copy_(e)
-        return v
-    out = e.transpose(-1, -2).contiguous().transpose(-1, -2)
-    assert not out.is_contiguous() or e.size(-1) <= 1 or e.size(-2) <= 1 or e.numel() == 0
-    return out
 
 
 def N(e):

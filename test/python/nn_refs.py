@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import ember
-from _helpers import to_ember, to_numpy
+from _helpers import noncontiguous, to_ember, to_numpy  # noqa: F401 (noncontiguous: re-exported)
 
 try:  # PyTorch is an extra oracle where it is installed.
     import torch
@@ -24,18 +24,6 @@ TOL = {"float32": (1e-5, 1e-5), "float64": (1e-10, 1e-12), "float16": (2e-2, 2e-
 
 def edtype(name):
     return getattr(ember, name)
-
-
-def noncontiguous(t):
-    """The values of t in a non-contiguous layout: a 1-d tensor as every other
-    element of a longer buffer, others transposed twice."""
-    if t.dim() == 0:
-        return t
-    if t.dim() == 1:
-        v = ember.empty([t.numel() * 2 + 1], dtype=t.dtype).as_strided([t.numel()], [2], 1)
-        v.copy_(t)
-        return v
-    return t.transpose(-1, -2).contiguous().transpose(-1, -2)
 
 
 def make(a, dtype="float32", noncontig=False):

@@ -1,44 +1,17 @@
 """Matrix products (matmul, mm, bmm, mv, dot, outer, addmm, linear, @) against
 numpy float64 references: every rank case of matmul, broadcast batches,
 transposed / sliced / expanded operands, empty dims, and every dtype."""
-import ctypes
-
 import numpy as np
 import pytest
 
 import ember
-from _helpers import assert_close
+from _helpers import assert_close, to_ember, to_numpy
 
 rng = np.random.default_rng(1234)
 
 _NP = {ember.float32: np.float32, ember.float64: np.float64, ember.float16: np.float16,
        ember.int8: np.int8, ember.uint8: np.uint8, ember.int16: np.int16, ember.int32: np.int32,
        ember.int64: np.int64}
-
-
-def to_ember(a, dtype=None):
-    """numpy -> a fresh ember tensor (memcpy through data_ptr until ember.from_numpy exists)."""
-    a = np.ascontiguousarray(a)
-    if hasattr(ember, "from_numpy"):
-        t = ember.from_numpy(a).clone()
-    else:
-        em = {np.dtype(v): k for k, v in _NP.items()}[a.dtype]
-        t = ember.empty(list(a.shape), dtype=em)
-        if a.nbytes:
-            ctypes.memmove(t.data_ptr(), a.ctypes.data, a.nbytes)
-    return t if dtype is None else t.to(dtype)
-
-
-def to_numpy(t):
-    if t.dtype == ember.bfloat16:
-        t = t.float()
-    if hasattr(t, "numpy"):
-        return t.contiguous().numpy().copy()
-    t = t.contiguous()
-    out = np.empty(tuple(t._shape), dtype=_NP[t.dtype])
-    if out.nbytes:
-        ctypes.memmove(out.ctypes.data, t.data_ptr(), out.nbytes)
-    return out
 
 
 FLOATS = [ember.float32, ember.float64]
