@@ -205,6 +205,19 @@ bool prepare_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, in
   return true;
 }
 
+// cblas_sgemm / cblas_dgemm (row-major) over blocks of C split across threads
+// (the leading dimensions fit in int: the caller checked).
+template <typename T, typename CblasGemm>
+void cblas_gemm(CblasGemm blas, bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha,
+                const T* a, int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+  split_gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc,
+             [&](bool ta_, bool tb_, int64_t m_, int64_t n_, int64_t k_, const T* a_, int64_t lda_,
+                 const T* b_, int64_t ldb_, T* c_, int64_t ldc_) {
+               blas(kRowMajor, ta_ ? kTrans : kNoTrans, tb_ ? kTrans : kNoTrans, int(m_), int(n_),
+                    int(k_), alpha, a_, int(lda_), b_, int(ldb_), beta, c_, int(ldc_));
+             });
+}
+
 }  // namespace
 
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
@@ -218,13 +231,7 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const 
     if (status == 0) return;  // dnnl_success; otherwise fall through to the others
   }
   if (lib.sgemm && fits_int({m, n, k, lda, ldb, ldc})) {
-    split_gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc,
-               [&](bool ta_, bool tb_, int64_t m_, int64_t n_, int64_t k_, const float* a_,
-                   int64_t lda_, const float* b_, int64_t ldb_, float* c_, int64_t ldc_) {
-                 lib.sgemm(kRowMajor, ta_ ? kTrans : kNoTrans, tb_ ? kTrans : kNoTrans, int(m_),
-                           int(n_), int(k_), alpha, a_, int(lda_), b_, int(ldb_), beta, c_,
-                           int(ldc_));
-               });
+    cblas_gemm(lib.sgemm, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     return;
   }
   reference_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
@@ -235,13 +242,7 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const
   if (!prepare_gemm(ta, tb, m, n, k, alpha, lda, ldb, beta, c, ldc)) return;
   const Library& lib = library();
   if (lib.dgemm && fits_int({m, n, k, lda, ldb, ldc})) {
-    split_gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc,
-               [&](bool ta_, bool tb_, int64_t m_, int64_t n_, int64_t k_, const double* a_,
-                   int64_t lda_, const double* b_, int64_t ldb_, double* c_, int64_t ldc_) {
-                 lib.dgemm(kRowMajor, ta_ ? kTrans : kNoTrans, tb_ ? kTrans : kNoTrans, int(m_),
-                           int(n_), int(k_), alpha, a_, int(lda_), b_, int(ldb_), beta, c_,
-                           int(ldc_));
-               });
+    cblas_gemm(lib.dgemm, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     return;
   }
   reference_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
