@@ -1,0 +1,131 @@
+// The graph IR: building and printing (lib/jit/graph.h).
+#include "jit/graph.h"
+
+#include <cmath>
+#include <sstream>
+
+namespace ember::jit {
+
+ValueId Graph::add_value(Value v) {
+  values.push_back(std::move(v));
+  return static_cast<ValueId>(values.size() - 1);
+}
+
+int32_t Graph::add_node(OpId op, std::vector<ValueId> in, std::vector<Attr> attrs,
+                        std::vector<ValueId> preset, size_t n_outputs) {
+  int32_t index = static_cast<int32_t>(nodes.size());
+  Node node{op, std::move(in), std::move(attrs), std::move(preset), {}};
+  for (size_t i = 0; i < n_outputs; ++i) {
+    Value v;
+    v.kind = ValueKind::NodeOutput;
+    v.node = index;
+    v.index = static_cast<int32_t>(i);
+    node.outputs.push_back(add_value(std::move(v)));
+  }
+  nodes.push_back(std::move(node));
+  return index;
+}
+
+bool has_side_effects(const Node& node) {
+  if (!node.preset.empty()) return true;
+  switch (node.op) {
+    // Ops that draw random numbers: two calls give different results.
+    case OpId::uniform_: case OpId::normal_: case OpId::random_: case OpId::randperm:
+    case OpId::bernoulli_: case OpId::dropout:
+      return true;
+    // Training-mode batch norm updates its running statistics in place.
+    case OpId::batch_norm:
+      return !node.attrs.empty() && std::holds_alternative<bool>(node.attrs[0].value()) &&
+             node.attrs[0].to_bool();
+    default:
+      return false;
+  }
+}
+
+namespace {
+const char* type_prefix(DType t) {
+  static const char* const names[kNumDTypes] = {"Bool", "Byte",  "Char",     "Short", "Int",
+                                                "Long", "Half", "BFloat16", "Float", "Double"};
+  return names[static_cast<int>(t)];
+}
+
+std::string double_str(double d) {
+  if (std::isnan(d)) return "nan";
+  if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
+  std::ostringstream os;
+  os.precision(17);
+  os << d;
+  std::string s = os.str();
+  if (s.find_first_of(".e") == std::string::npos) s += ".";
+  return s;
+}
+
+std::string ints_str(const DimVector& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+}  // namespace
+
+std::string type_str(const Value& v) {
+  std::string s = type_prefix(v.dtype);
+  s += "(";
+  for (size_t i = 0; i < v.sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(v.sizes[i]);
+  return s + ")";
+}
+
+std::string attr_str(const Attr& a) {
+  struct Printer {
+    std::string operator()(std::monostate) const { return "None"; }
+    std::string operator()(bool b) const { return b ? "True" : "False"; }
+    std::string operator()(int64_t i) const { return std::to_string(i); }
+    std::string operator()(double d) const { return double_str(d); }
+    std::string operator()(const Scalar& s) const {
+      if (s.is_bool()) return s.to_bool() ? "True" : "False";
+      if (s.is_int()) return std::to_string(s.to_int());
+      return double_str(s.to_double());
+    }
+    std::string operator()(const DimVector& v) const { return ints_str(v); }
+    std::string operator()(DType t) const { return dtype_name(t); }
+    std::string operator()(Device d) const { return "'" + d.str() + "'"; }
+    std::string operator()(const std::string& s) const { return "'" + s + "'"; }
+  };
+  return std::visit(Printer{}, a.value());
+}
+
+std::string Graph::value_name(ValueId v) const {
+  if (v == kNoValue) return "None";
+  const Value& val = values.at(static_cast<size_t>(v));
+  return "%" + (val.name.empty() ? std::to_string(v) : val.name);
+}
+
+std::string Graph::str() const {
+  std::ostringstream os;
+  os << "graph(";
+  // Arguments: the inputs, then the parameters and constants the nodes use.
+  std::vector<ValueId> args(inputs.begin(), inputs.end());
+  for (size_t v = 0; v < values.size(); ++v)
+    if (values[v].kind == ValueKind::Parameter || values[v].kind == ValueKind::Constant)
+      args.push_back(static_cast<ValueId>(v));
+  for (size_t i = 0; i < args.size(); ++i)
+    os << (i ? ",\n      " : "") << value_name(args[i]) << " : " << type_str(values[args[i]]);
+  os << "):\n";
+  for (const Node& n : nodes) {
+    os << "  ";
+    for (size_t i = 0; i < n.outputs.size(); ++i)
+      os << (i ? ", " : "") << value_name(n.outputs[i]) << " : " << type_str(values[n.outputs[i]]);
+    os << (n.outputs.empty() ? "" : " = ") << op_name(n.op) << "(";
+    bool first = true;
+    auto sep = [&] { os << (first ? "" : ", "); first = false; };
+    for (ValueId in : n.inputs) { sep(); os << value_name(in); }
+    for (const Attr& a : n.attrs) { sep(); os << attr_str(a); }
+    for (ValueId p : n.preset) { sep(); os << "out=" << value_name(p); }
+    os << ")\n";
+  }
+  os << "  return (";
+  for (size_t i = 0; i < outputs.size(); ++i) os << (i ? ", " : "") << value_name(outputs[i]);
+  os << ")\n";
+  return os.str();
+}
+
+}  // namespace ember::jit
