@@ -273,3 +273,29 @@ TEST_CASE("malformed nodes of the elementwise, linalg and nn ops give ember::Err
   // threshold_backward is a backward primitive: no invoker, so it cannot be traced.
   CHECK(invoker_for(OpId::threshold_backward) == nullptr);
 }
+
+TEST_CASE("hostile window and size attributes give errors or quick results, never a hang or a crash", "[jit]") {
+  manual_seed(6);
+  Tensor x = randn({1, 2, 5, 5});
+  // A window of 2^31 - 1 taps that is mostly padding costs what its inside does:
+  // on a 5 x 5 input every window covers the whole plane, as a 9 x 9 one with padding 4.
+  const int64_t wide = (int64_t(1) << 31) - 1, half = (int64_t(1) << 30) - 1;
+  auto got = invoke(OpId::max_pool2d_with_indices, {x},
+                    {ints({wide, wide}), ints({1, 1}), ints({half, half}), ints({1, 1}), Attr(false)}, 2);
+  auto [values, indices] = max_pool2d_with_indices(x, {9, 9}, {1, 1}, {4, 4});
+  CHECK(same(got[0], values));
+  CHECK(same(got[1], indices));
+  CHECK(same(invoke(OpId::avg_pool2d, {x}, {ints({wide, wide}), ints({1, 1}), ints({half, half}), Attr(false),
+                                            Attr(false), Attr()})[0],
+             avg_pool2d(x, {9, 9}, {1, 1}, {4, 4}, false, false)));
+  // Past 2^31 - 1 the window arithmetic could overflow: refused.
+  CHECK_THROWS_WITH(invoke(OpId::max_pool2d, {x}, {ints({int64_t(1) << 40, 2}), ints({1, 1}), ints({0, 0}),
+                                                   ints({1, 1}), Attr(false)}),
+                    Catch::Contains("at most 2^31 - 1"));
+  CHECK_THROWS_AS(invoke(OpId::avg_pool2d, {x}, {ints({2, 2}), ints({2, 2}), ints({0, int64_t(1) << 62}),
+                                                 Attr(false), Attr(true), Attr()}),
+                  Error);
+  // An output of 2^62 int64 elements: its byte count would wrap around to a tiny buffer.
+  CHECK_THROWS_WITH(invoke(OpId::one_hot, {longs({1}, {1})}, {Attr(int64_t(1) << 62)}),
+                    Catch::Contains("too many elements"));
+}
