@@ -295,6 +295,20 @@ TEST_CASE("hostile window and size attributes give errors or quick results, neve
   CHECK_THROWS_AS(invoke(OpId::avg_pool2d, {x}, {ints({2, 2}), ints({2, 2}), ints({0, int64_t(1) << 62}),
                                                  Attr(false), Attr(true), Attr()}),
                   Error);
+  // Convolution, pad and interpolate arguments whose size arithmetic would overflow.
+  Tensor w = randn({2, 2, 3, 3}), wt = randn({2, 3, 3, 3});
+  const int64_t huge = int64_t(1) << 62;
+  CHECK_THROWS_WITH(invoke(OpId::conv2d, {x, w, Tensor()}, {ints({1, 1}), ints({huge, huge}), ints({1, 1}), Attr(int64_t(1))}),
+                    Catch::Contains("at most 2^31 - 1"));
+  CHECK_THROWS_AS(invoke(OpId::conv_transpose2d, {x, wt, Tensor()},
+                         {ints({3, 3}), ints({huge, huge}), ints({0, 0}), Attr(int64_t(1)), ints({huge, huge})}),
+                  Error);
+  CHECK_THROWS_WITH(invoke(OpId::pad, {x}, {ints({huge, -huge}), Attr("constant"), Attr(Scalar(0))}),
+                    Catch::Contains("at most 2^48"));
+  CHECK_THROWS_WITH(invoke(OpId::interpolate, {x}, {ints({2, 2}), Attr("nearest"), Attr(false), Attr(NAN), Attr(NAN)}),
+                    Catch::Contains("no valid output size"));
+  CHECK_THROWS_AS(invoke(OpId::interpolate, {x}, {ints({2, 2}), Attr("linear"), Attr(false), Attr(1e300), Attr(1e300)}),
+                  Error);
   // An output of 2^62 int64 elements: its byte count would wrap around to a tiny buffer.
   CHECK_THROWS_WITH(invoke(OpId::one_hot, {longs({1}, {1})}, {Attr(int64_t(1) << 62)}),
                     Catch::Contains("too many elements"));
