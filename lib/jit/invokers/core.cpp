@@ -152,7 +152,7 @@ EMBER_REGISTER_INVOKER(squeeze, [](const InvokeArgs& a) -> std::vector<Tensor> {
     a.fail("squeeze: a dim appears more than once");
   Tensor out = a.tensor(0);
   if (dims.empty()) return {alias(out)};
-  for (auto d = dims.rbegin(); d != dims.rend(); ++d) out = squeeze(out, *d);
+  for (size_t i = dims.size(); i-- > 0;) out = squeeze(out, dims[i]);
   return {out};
 });
 
