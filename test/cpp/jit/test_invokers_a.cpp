@@ -277,6 +277,9 @@ TEST_CASE("malformed invoker nodes throw ember::Error", "[jit]") {
   CHECK_THROWS_AS(invoke(OpId::index_select, {x, ints({-9})}, {int64_t(0)}, {x}), Error);
   CHECK_THROWS_AS(invoke(OpId::as_strided, {x}, {DimVector{4, 4}, DimVector{4, 1}, int64_t(0)}, {x}),
                   Error);
+  int64_t huge = int64_t(1) << 62;  // (2 - 1) * 2^62 twice: past int64, wrapping to a small reach
+  CHECK_THROWS_AS(invoke(OpId::as_strided, {x}, {DimVector{2, 2, 2}, DimVector{huge, huge, huge}, int64_t(0)}, {x}),
+                  Error);
   CHECK_THROWS_AS(invoke(OpId::view, {x}, {DimVector{4, 2}}, {x}), Error);
   // An in-place op that does not write into its first input, a factory with an input.
   CHECK_THROWS_AS(invoke(OpId::scatter_add_, {x, ints({0}).view({1, 1}), x}, {int64_t(0)}, {x}), Error);
