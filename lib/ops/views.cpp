@@ -35,7 +35,9 @@ DimVector infer_size(const IntList& shape, int64_t numel, const char* op) {
       infer_at = static_cast<int64_t>(i);
     } else {
       EMBER_CHECK(out[i] >= 0, op, ": invalid shape dimension ", out[i]);
-      known *= out[i];
+      // A product past int64 could wrap around to numel: reject it.
+      EMBER_CHECK(!__builtin_mul_overflow(known, out[i], &known), op, ": shape '", shape_str(out),
+                  "' is invalid for input of size ", numel);
     }
   }
   if (infer_at >= 0) {
@@ -386,7 +388,7 @@ void slice_kernel(OpCall& c) {
           step = c.attr(3).to_int();
   DimVector sizes = self.sizes(), strides = self.strides();
   int64_t offset = self.storage_offset() + (sizes[d] > 0 ? s * strides[d] : 0);
-  sizes[d] = (e - s + step - 1) / step;
+  sizes[d] = e > s ? (e - s - 1) / step + 1 : 0;  // ceil((e - s) / step), no overflow for a huge step
   strides[d] *= step;
   c.outputs.push_back(make_view(self, sizes, strides, offset));
 }

@@ -108,6 +108,10 @@ TEST_CASE("view invokers give views like the eager call", "[jit]") {
   check_view(invoke(OpId::as_strided, {x}, {DimVector{3, 2}, DimVector{4, 1}, int64_t(5)}, {st})[0],
              x, st);
   check_view(invoke(OpId::alias, {nc}, {}, {nc})[0], x, nc);
+  // A step larger than the dim keeps one element (its size is computed without overflow).
+  Tensor one = x.slice(2, 0, 4, INT64_MAX);
+  CHECK(one.size(2) == 1);
+  check_view(invoke(OpId::slice, {x}, {int64_t(2), int64_t(0), int64_t(4), INT64_MAX}, {one})[0], x, one);
 }
 
 TEST_CASE("reduction invokers match the eager reductions", "[jit]") {
@@ -281,6 +285,8 @@ TEST_CASE("malformed invoker nodes throw ember::Error", "[jit]") {
   CHECK_THROWS_AS(invoke(OpId::as_strided, {x}, {DimVector{2, 2, 2}, DimVector{huge, huge, huge}, int64_t(0)}, {x}),
                   Error);
   CHECK_THROWS_AS(invoke(OpId::view, {x}, {DimVector{4, 2}}, {x}), Error);
+  int64_t wrap_a = (int64_t(1) << 32) + 1, wrap_b = (int64_t(1) << 32) - 1;  // a * b * a * b wraps to 1
+  CHECK_THROWS_AS(invoke(OpId::view, {x}, {DimVector{wrap_a, wrap_b, wrap_a, wrap_b, 6}}, {x}), Error);
   // An in-place op that does not write into its first input, a factory with an input.
   CHECK_THROWS_AS(invoke(OpId::scatter_add_, {x, ints({0}).view({1, 1}), x}, {int64_t(0)}, {x}), Error);
   CHECK_THROWS_AS(invoke(OpId::eye, {x}, {}, {x}), Error);
