@@ -66,11 +66,7 @@ def _trace(fn, example, **kw):
     return ember.jit.trace(fn, example, **kw)
 
 
-def check(fn, make, op):
-    """Traces fn on make(0), runs it on make(1) and compares with eager fn on make(1)."""
-    traced = _trace(fn, make(0))
-    ops = [n.op for n in traced.graph.nodes()]
-    assert op in ops, f"{op} not in the trace: {ops}"
+def _run_and_compare(traced, fn, make):
     eager_in, traced_in = make(1), make(1)
     want, got = _flat(fn(*eager_in)), _flat(traced(*traced_in))
     assert len(got) == len(want)
@@ -78,7 +74,17 @@ def check(fn, make, op):
         _same(g, w)
     for g, w in zip(traced_in, eager_in):  # what in-place ops wrote into the inputs
         _same(g, w)
-    return traced
+
+
+def check(fn, make, op):
+    """Traces fn on make(0), runs it on make(1) and compares with eager fn on make(1):
+    as traced (every op a node, so `op` must be one) and after the graph passes
+    (which may fold a factory into a constant)."""
+    traced = _trace(fn, make(0), optimize=False)
+    ops = [n.op for n in traced.graph.nodes()]
+    assert op in ops, f"{op} not in the trace: {ops}"
+    _run_and_compare(traced, fn, make)
+    _run_and_compare(_trace(fn, make(0)), fn, make)
 
 
 # ---- the table: (id, function, inputs, an op its trace must hold) -------------------------------
