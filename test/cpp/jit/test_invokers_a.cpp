@@ -303,3 +303,19 @@ TEST_CASE("malformed invoker nodes throw ember::Error", "[jit]") {
   CHECK(invoker_for(OpId::slice_backward) == nullptr);
   CHECK(invoker_for(OpId::select_backward) == nullptr);
 }
+
+TEST_CASE("a traced C++ function of core, shape and reduce ops replays on new inputs", "[jit]") {
+  auto fn = [](const std::vector<Tensor>& in) -> std::vector<Tensor> {
+    Tensor x = in[0].transpose(0, 1);                     // a view
+    Tensor y = cat({x, zeros({1, 3})}, 0).softmax(1);     // a fresh fill_, cat, softmax
+    auto [values, indices] = y.sort(1, /*descending=*/true);
+    Tensor picked = y.gather(1, indices.slice(1, 0, 1));  // index through a view
+    Tensor z = in[0].clone();
+    z.select(0, 1).fill_(-1);                             // in place through a view
+    return {values.cumsum(1), indices, picked.amax(0), z.sum(0, false, kFloat64)};
+  };
+  Tensor example = from_vector<double>({1, 2, 3, 4, 5, 6}, {3, 2}, kFloat32);
+  jit::Module traced = jit::trace(fn, {example});
+  Tensor x = from_vector<double>({0.5, -2, 7, 1, 0, 3}, {3, 2}, kFloat32);
+  check_same(traced.forward({x}), fn({x}));
+}
