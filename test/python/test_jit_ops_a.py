@@ -129,6 +129,9 @@ CORE = [
     ("slice_empty", lambda x: x[3:1], t(4, 2), "slice"),
     ("select", lambda x: x[-1], t(3, 4, nc=True), "select"),
     ("alias", lambda x: x.t(), t(5), "alias"),
+    ("fill_0d", lambda x: x.fill_(1.0), t(), "fill_"),
+    ("copy_0d_src", lambda x, y: x.copy_(y), with_(t(3, nc=True), lambda s: _normal((), s + 1)), "copy_"),
+    ("select_to_0d", lambda x: x[1, 2], t(3, 4, nc=True), "select"),
 ]
 
 SHAPE_INDEX = [
@@ -164,6 +167,13 @@ SHAPE_INDEX = [
     ("index_mask", lambda x, m: x[m], with_(t(3, 4), lambda s: _mask((3, 4), s)), "index"),
     ("index_put_", lambda x, i, v: x.index_put_((i,), v, accumulate=True),
      with_(t(5, 2), lambda s: _ints((4,), s, 0, 5), lambda s: _normal((4, 2), s + 2)), "index_put_"),
+    ("flip_0d", lambda x: ember.flip(x, [0]), t(), "flip"),
+    ("cat_legacy_empty", lambda x, e: ember.cat([x, e]), with_(t(2, 3), lambda s: _normal((0,), s)), "cat"),
+    ("masked_fill_0d", lambda x, m: x.masked_fill_(m, 2.0), with_(t(), lambda s: _mask((), s)), "masked_fill_"),
+    ("nonzero_empty", lambda m: ember.nonzero(m), lambda s: (_mask((0, 3), s),), "nonzero"),
+    ("sort_0d", lambda x: ember.sort(x), t(), "sort"),
+    ("topk_k0", lambda x: ember.topk(x, 0), t(3, 4), "topk"),
+    ("unique_empty", lambda x: ember.unique(x, return_counts=True), lambda s: (_ints((0,), s, 0, 3),), "unique"),
     ("setitem", lambda x, i, v: (x.__setitem__(i, v), x)[1],
      with_(t(5), lambda s: to_ember(np.array([4, 1], dtype=np.int64)), lambda s: _normal((2,), s + 2)),
      "index_put_"),
@@ -200,6 +210,10 @@ REDUCE = [
     ("cumsum_empty", lambda x: x.cumsum(1), t(2, 0), "cumsum"),
     ("cumprod", lambda x: ember.cumprod(x, 1, dtype=ember.float64), t(3, 4, nc=True), "cumprod"),
     ("softmax", lambda x: x.softmax(-1), t(3, 4, nc=True), "softmax"),
+    ("amax_0d", lambda x: x.amax(), t(), "amax"),
+    ("argmax_0d", lambda x: x.argmax(), t(), "argmax"),
+    ("cumsum_0d", lambda x: x.cumsum(0), t(), "cumsum"),
+    ("var_empty_dim", lambda x: x.var(0), t(0, 2), "var"),
     ("softmax_0d", lambda x: x.softmax(0), t(), "softmax"),
     ("log_softmax", lambda x: ember.log_softmax(x, 0, dtype=ember.float64), t(3, 4), "log_softmax"),
 ]
