@@ -12,21 +12,11 @@
 //   public out= form of these ops, so any other preset is refused.
 // threshold_backward (relu's backward) has no invoker: it cannot be traced.
 #include "ember/ops/elementwise.h"
-#include "jit/op_invoker.h"
+#include "jit/invokers/invoke_util.h"
 
 namespace ember::jit {
 
 namespace {
-
-// Whether the node is the in-place form (x.op_(...)). Fails for a node that
-// writes into some other tensor: only the in-place form exists publicly.
-bool writes_into_self(const InvokeArgs& a) {
-  if (a.writes_first_input()) return true;
-  if (!a.node().preset.empty())
-    a.fail("this op writes only into its first input (the x.op_() form), but the node writes "
-           "into another tensor");
-  return false;
-}
 
 // For the ops that have no in-place form (isnan, softplus, where).
 void check_out_of_place(const InvokeArgs& a) {
@@ -36,13 +26,14 @@ void check_out_of_place(const InvokeArgs& a) {
 
 }  // namespace
 
-// op(x, args...) or, for the in-place form, x.op_(args...); the extra
-// arguments are expressions over `a` (the node's InvokeArgs).
-#define EMBER_INVOKER_WITH_INPLACE(op, ...)                                    \
-  EMBER_REGISTER_INVOKER(op, [](const InvokeArgs& a) -> std::vector<Tensor> {  \
-    if (!writes_into_self(a)) return {ember::op(a.tensor(0) __VA_OPT__(, ) __VA_ARGS__)}; \
-    Tensor self = a.preset(0);                                                 \
-    return {ember::op##_(self __VA_OPT__(, ) __VA_ARGS__)};                    \
+// op(x, args...) or, for a node that writes into a tensor, x.op_(args...)
+// (inplace_self fails unless that tensor is x); the extra arguments are
+// expressions over `a` (the node's InvokeArgs).
+#define EMBER_INVOKER_WITH_INPLACE(op, ...)                                              \
+  EMBER_REGISTER_INVOKER(op, [](const InvokeArgs& a) -> std::vector<Tensor> {            \
+    if (a.node().preset.empty()) return {ember::op(a.tensor(0) __VA_OPT__(, ) __VA_ARGS__)}; \
+    Tensor self = inplace_self(a);                                                       \
+    return {ember::op##_(self __VA_OPT__(, ) __VA_ARGS__)};                              \
   })
 
 // op(x, args...) for the ops without an in-place form.
