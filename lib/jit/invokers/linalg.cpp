@@ -10,17 +10,14 @@
 // narrow node after), conv1d as a conv2d over a height of 1. The public
 // functions take all of these as they are and give the same result.
 #include "ember/ops/linalg.h"
-#include "jit/op_invoker.h"
+#include "jit/invokers/invoke_util.h"
 
 namespace ember::jit {
 
 namespace {
 
 // An int-list attribute as the IntList the public functions take.
-IntList int_list(const InvokeArgs& a, size_t i) {
-  const DimVector& v = a.ints(i);
-  return IntList(v.begin(), v.end());
-}
+IntList int_list(const InvokeArgs& a, size_t i) { return as_list(a.ints(i)); }
 
 }  // namespace
 
