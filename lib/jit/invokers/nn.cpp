@@ -10,7 +10,7 @@
 // extra check, "more than 1 value per channel / group", is F.*'s ValueError
 // on the Python call and was passed when the node was traced.)
 #include "ember/ops/nn.h"
-#include "jit/op_invoker.h"
+#include "jit/invokers/invoke_util.h"
 
 namespace ember::jit {
 
@@ -27,10 +27,6 @@ std::string reduction_at(const InvokeArgs& a, size_t i) {
                      a.integer(i)));
 }
 
-std::vector<Tensor> outputs_of(const std::tuple<Tensor, Tensor, Tensor>& t) {
-  return {std::get<0>(t), std::get<1>(t), std::get<2>(t)};
-}
-
 }  // namespace
 
 // ---- normalization ------------------------------------------------------------------------------
@@ -38,19 +34,18 @@ std::vector<Tensor> outputs_of(const std::tuple<Tensor, Tensor, Tensor>& t) {
 // out: y, save_mean, save_invstd. Training updates the running stats in place,
 // as the eager call does (they are the module's buffers).
 EMBER_REGISTER_INVOKER(batch_norm, [](const InvokeArgs& a) -> std::vector<Tensor> {
-  return outputs_of(native_batch_norm(a.tensor(0), a.opt_tensor(3), a.opt_tensor(4),
+  return as_outputs(native_batch_norm(a.tensor(0), a.opt_tensor(3), a.opt_tensor(4),
                                       a.opt_tensor(1), a.opt_tensor(2), a.flag(0), a.real(1),
                                       a.real(2)));
 });
 // in: input, weight, bias; attrs: normalized_shape, eps. out: y, mean, rstd.
 EMBER_REGISTER_INVOKER(layer_norm, [](const InvokeArgs& a) -> std::vector<Tensor> {
-  const DimVector& shape = a.ints(0);
-  return outputs_of(native_layer_norm(a.tensor(0), IntList(shape.begin(), shape.end()),
-                                      a.opt_tensor(1), a.opt_tensor(2), a.real(1)));
+  return as_outputs(native_layer_norm(a.tensor(0), as_list(a.ints(0)), a.opt_tensor(1),
+                                      a.opt_tensor(2), a.real(1)));
 });
 // in: input, weight, bias; attrs: num_groups, eps. out: y, mean, rstd.
 EMBER_REGISTER_INVOKER(group_norm, [](const InvokeArgs& a) -> std::vector<Tensor> {
-  return outputs_of(native_group_norm(a.tensor(0), a.integer(0), a.opt_tensor(1), a.opt_tensor(2),
+  return as_outputs(native_group_norm(a.tensor(0), a.integer(0), a.opt_tensor(1), a.opt_tensor(2),
                                       a.real(1)));
 });
 
@@ -60,13 +55,10 @@ EMBER_REGISTER_INVOKER(group_norm, [](const InvokeArgs& a) -> std::vector<Tensor
 // nothing). Each run draws a fresh mask from the default generator. The
 // in-place form (F.dropout(x, inplace=True)) writes y into x.
 EMBER_REGISTER_INVOKER(dropout, [](const InvokeArgs& a) -> std::vector<Tensor> {
-  const bool in_place = a.writes_first_input();
-  if (!in_place && !a.node().preset.empty())
-    a.fail("dropout writes only into its input (inplace=True), but the node writes into another "
-           "tensor");
+  const bool in_place = !a.node().preset.empty();
+  Tensor self = in_place ? inplace_self(a) : Tensor();
   auto [y, mask] = native_dropout(a.tensor(0), a.real(0), /*train=*/true);
   if (!in_place) return {y, mask};
-  Tensor self = a.preset(0);
   self.copy_(y);
   return {self, mask};
 });
@@ -82,8 +74,7 @@ EMBER_REGISTER_INVOKER(one_hot, [](const InvokeArgs& a) -> std::vector<Tensor> {
 // ---- padding and resampling ---------------------------------------------------------------------
 // in: input; attrs: pad, mode, value (0 when not given, which every mode accepts).
 EMBER_REGISTER_INVOKER(pad, [](const InvokeArgs& a) -> std::vector<Tensor> {
-  const DimVector& p = a.ints(0);
-  return {pad(a.tensor(0), IntList(p.begin(), p.end()), a.string(1), a.scalar(2))};
+  return {pad(a.tensor(0), as_list(a.ints(0)), a.string(1), a.scalar(2))};
 });
 
 // in: input [N, C, *spatial]; attrs: output sizes, mode ("nearest" | "linear"),
@@ -116,8 +107,7 @@ EMBER_REGISTER_INVOKER(interpolate, [](const InvokeArgs& a) -> std::vector<Tenso
   // align_corners must stay None for nearest (interpolate rejects any value there).
   std::optional<bool> align = nearest ? std::nullopt : std::optional<bool>(a.flag(2));
   if (given == 0) {
-    const DimVector& size = a.ints(0);
-    return {interpolate(input, IntList(size.begin(), size.end()), std::nullopt, public_mode, align)};
+    return {interpolate(input, as_list(a.ints(0)), std::nullopt, public_mode, align)};
   }
   return {interpolate(input, std::nullopt, scales, public_mode, align, /*recompute=*/false)};
 });
