@@ -4,54 +4,13 @@
 #include <catch2/catch.hpp>
 
 #include "ember/ember.h"
-#include "jit/graph.h"
-#include "jit/op_invoker.h"
+#include "one_node_graph.h"
 
 using namespace ember;
 using namespace ember::jit;
+using OneNode = ember::jit::test::OneNodeGraph;
 
 namespace {
-
-// One node of `op` over graph inputs that hold `ins` (an undefined tensor is
-// an optional input left out). in_place: the node writes into its first input.
-struct OneNode {
-  Graph graph;
-  std::vector<Tensor> ins, preset;
-  int32_t node = 0;
-
-  OneNode(OpId op, std::vector<Tensor> inputs, std::vector<Attr> attrs, size_t n_outputs,
-          bool in_place = false)
-      : ins(std::move(inputs)) {
-    std::vector<ValueId> ids;
-    for (size_t i = 0; i < ins.size(); ++i) {
-      if (!ins[i].defined()) {
-        ids.push_back(kNoValue);
-        continue;
-      }
-      Value v;
-      v.kind = ValueKind::Input;
-      v.name = "x" + std::to_string(i);
-      v.index = static_cast<int32_t>(i);
-      v.dtype = ins[i].dtype();
-      v.sizes = ins[i].sizes();
-      ids.push_back(graph.add_value(v));
-      graph.inputs.push_back(ids.back());
-    }
-    std::vector<ValueId> written;
-    if (in_place) {
-      written = {ids.at(0)};
-      preset = {ins.at(0)};
-    }
-    node = graph.add_node(op, ids, std::move(attrs), written, n_outputs);
-  }
-
-  std::vector<Tensor> run() const {
-    InvokeFn fn = invoker_for(graph.nodes[node].op);
-    REQUIRE(fn != nullptr);
-    InvokeArgs args(graph, node, ins, preset, kCPU);
-    return fn(args);
-  }
-};
 
 std::vector<Tensor> invoke(OpId op, std::vector<Tensor> ins, std::vector<Attr> attrs = {},
                            size_t n_outputs = 1) {
