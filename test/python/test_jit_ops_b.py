@@ -11,27 +11,6 @@ import ember.nn as nn
 import ember.nn.functional as F
 from _helpers import noncontiguous, to_numpy
 
-# The functions below also run ops of the other groups, whose invokers live in
-# lib/jit/invokers/{core,shape_index,reduce}.cpp: fill_ (every Python number
-# becomes a filled 0-dim tensor), copy_ (clone), views (F.linear's weight.t(),
-# flatten) and softmax. Until those are on the branch, nothing here can be traced.
-
-def _missing_invoker():
-    try:
-        ember.jit.trace(lambda x: F.linear(x + 1, x.t().clone()).softmax(-1).flatten(),
-                        (ember.randn(2, 2),))
-    except NotImplementedError as e:
-        if "cannot be traced" in str(e):
-            return str(e)
-        raise
-    return None
-
-
-_MISSING = _missing_invoker()
-pytestmark = pytest.mark.skipif(_MISSING is not None,
-                                reason=f"needs the other groups' invokers: {_MISSING}")
-
-
 # ---- the check ---------------------------------------------------------------------------
 
 
