@@ -80,6 +80,17 @@ TEST_CASE("elementwise in-place invokers write into their first input", "[jit]")
   OneNode(OpId::add, {t2, other}, {Attr(Scalar(3))}, 1, true).run();
   CHECK(same(t2, add(x, other, 3)));
 
+  // gelu_ and leaky_relu_ (in-place forms Python does not bind for gelu).
+  Tensor t3 = x.clone();
+  OneNode(OpId::gelu, {t3}, {Attr("tanh")}, 1, true).run();
+  CHECK(same(t3, gelu(x, "tanh")));
+  Tensor t4 = x.clone();
+  OneNode(OpId::leaky_relu, {t4}, {Attr(Scalar(0.3))}, 1, true).run();
+  CHECK(same(t4, leaky_relu(x, 0.3)));
+  // An op without an in-place form refuses a node that writes into a tensor.
+  CHECK_THROWS_WITH(OneNode(OpId::softplus, {x.clone()}, {Attr(Scalar(1)), Attr(Scalar(20))}, 1, true).run(),
+                    Catch::Contains("no in-place form"));
+
   // The in-place checks run: an int tensor cannot take exp's float result.
   Tensor n = longs({1, 2}, {2});
   CHECK_THROWS_AS(OneNode(OpId::exp, {n}, {}, 1, true).run(), Error);
