@@ -5,8 +5,9 @@
 // What the op functions put in the OpCall (lib/ops/elementwise_*.cpp):
 // - inputs are tensors only: a Python number operand (x + 2, x.clamp(min=0),
 //   where(c, x, 0.)) arrives as a wrapped 0-dim tensor input, so the
-//   Tensor-Tensor overloads reproduce the call (the tensor keeps its
-//   is_wrapped_number mark, which type promotion reads);
+//   Tensor-Tensor overloads reproduce the call (the graph's value records the
+//   is_wrapped_number mark, which type promotion reads, and the tensor made
+//   for it when the graph runs carries it again);
 // - in-place forms (x.add_(y), F.relu(x, inplace=True)) preset outputs[0] to
 //   self: the node writes into its first input and runs op_ on it. There is no
 //   public out= form of these ops, so any other preset is refused.
