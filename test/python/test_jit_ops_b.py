@@ -519,3 +519,37 @@ def test_gradients_through_a_traced_module(train):
     for name, g in eager.items():
         _assert_same(traced_params[name].grad, g, 1e-4, 1e-5)
     _assert_same(xt.grad, xe.grad, 1e-4, 1e-5)
+
+
+class Decoder(nn.Module):
+    """Embedding, pad, transposed convolution, group norm, interpolate and pooling."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(10, 8)
+        self.up = nn.ConvTranspose2d(2, 3, 3, stride=2, padding=1, output_padding=1)
+        self.norm = nn.GroupNorm(1, 3)
+
+    def forward(self, idx):
+        z = self.emb(idx).view(-1, 2, 2, 2)                                  # [N, 2, 2, 2]
+        y = self.norm(self.up(F.pad(z, (1, 1, 1, 1), mode="replicate")))    # [N, 3, 8, 8]
+        y = F.interpolate(y, scale_factor=0.5, mode="bilinear")              # [N, 3, 4, 4]
+        return F.avg_pool2d(F.silu(y), 2)                                     # [N, 3, 2, 2]
+
+
+def test_gradients_through_a_traced_decoder():
+    ember.manual_seed(1)
+    model = Decoder()
+    traced = ember.jit.trace(model, (ember.randint(0, 10, (3,)),))
+    idx, target = ember.randint(0, 10, (3,)), ember.rand(3, 3, 2, 2)
+
+    def loss(out):
+        return F.mse_loss(out, target) + F.binary_cross_entropy_with_logits(out, target)
+
+    loss(model(idx)).backward()
+    eager = _grads(model)
+    model.zero_grad()
+    loss(traced(idx)).backward()
+    traced_params = dict(traced.named_parameters())
+    for name, g in eager.items():
+        _assert_same(traced_params[name].grad, g, 1e-4, 1e-6)
