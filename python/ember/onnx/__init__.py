@@ -1,0 +1,114 @@
+"""ONNX export of traced ember models: ember.onnx.export(model, example_inputs, path).
+
+The model is traced (ember.jit.trace) unless it is a TracedModule already; each node of
+the graph becomes ONNX nodes (_ops.py), parameters and constants become initializers
+under their names. The result is checked with onnx.checker and saved. Shapes are those
+of the trace: ember records views and expands with concrete sizes, so the ONNX model
+takes inputs of exactly the example inputs' shapes."""
+from ._errors import UnsupportedOperatorError
+
+__all__ = ["export", "UnsupportedOperatorError"]
+
+# ONNX's LayerNormalization needs opset 17.
+MIN_OPSET = 17
+
+
+def _as_tuple(example_inputs):
+    return tuple(example_inputs) if isinstance(example_inputs, (tuple, list)) else (example_inputs,)
+
+
+def _traced(model, example_inputs):
+    from .. import jit
+    if isinstance(model, jit.TracedModule):
+        return model
+    return jit.trace(model, example_inputs, check_trace=False)
+
+
+def _check_inputs(graph, example_inputs):
+    """The example inputs must be what the graph was traced with (the ONNX model's
+    shapes are the traced ones)."""
+    values = graph.values()
+    ids = graph.inputs()
+    tensors = _as_tuple(example_inputs)
+    if len(tensors) != len(ids):
+        raise ValueError(f"ember.onnx.export: the traced graph takes {len(ids)} inputs, "
+                         f"got {len(tensors)} example inputs")
+    for k, (vid, t) in enumerate(zip(ids, tensors)):
+        v = values[vid]
+        if tuple(t.shape) != tuple(v.sizes) or t.dtype != v.dtype:
+            raise ValueError(f"ember.onnx.export: example input {k} is {t.dtype.name}"
+                             f"{list(t.shape)}, but the graph was traced with "
+                             f"{v.dtype.name}{list(v.sizes)}")
+
+
+def _names(given, defaults, what):
+    if given is None:
+        return list(defaults)
+    given = list(given)
+    if len(given) > len(defaults):
+        raise ValueError(f"ember.onnx.export: {len(given)} {what} names for a graph with "
+                         f"{len(defaults)} {what}s")
+    if not all(isinstance(n, str) and n for n in given):
+        raise TypeError(f"ember.onnx.export: {what} names must be non-empty strings, got {given}")
+    return given + list(defaults[len(given):])
+
+
+def _value_info(name, value):
+    from onnx import helper
+    from ._dtypes import onnx_type
+    return helper.make_tensor_value_info(name, onnx_type(value.dtype), list(value.sizes))
+
+
+def export(model, example_inputs, path, input_names=None, output_names=None, opset_version=17):
+    """Writes model as an ONNX file at path and returns the onnx.ModelProto.
+
+    model: a TracedModule (ember.jit.trace), or a Module or function, which is traced on
+    example_inputs (a tensor or a tuple of tensors) first. input_names / output_names:
+    the ONNX names of the graph's inputs and (flattened) outputs; by default the traced
+    input names ("x", "x1", ...) and "output" ("output0", "output1", ... for several).
+    opset_version: 17 (the first with LayerNormalization) up to onnx's newest.
+
+    Raises UnsupportedOperatorError naming the op and the node for an op (or a use of an
+    op: dropout in training mode, a write through a view) that has no ONNX equivalent.
+    """
+    try:
+        import onnx
+    except ImportError as e:  # an optional dependency: say how to get it
+        raise ImportError("ember.onnx.export needs the onnx package: pip install onnx") from e
+    from onnx import helper
+    from ._builder import ExportContext
+    from ._ops import convert_node
+
+    newest = onnx.defs.onnx_opset_version()
+    if not isinstance(opset_version, int) or not MIN_OPSET <= opset_version <= newest:
+        raise ValueError(f"ember.onnx.export: opset_version must be an int in "
+                         f"[{MIN_OPSET}, {newest}], got {opset_version!r}")
+    traced = _traced(model, example_inputs)
+    graph = traced.graph
+    _check_inputs(graph, example_inputs)
+    values = graph.values()
+    in_ids, out_ids = graph.inputs(), graph.outputs()
+    in_names = _names(input_names, [values[v].name for v in in_ids], "input")
+    default_out = ["output"] if len(out_ids) == 1 else [f"output{i}" for i in range(len(out_ids))]
+    out_names = _names(output_names, default_out, "output")
+
+    ctx = ExportContext(graph, opset_version, in_names, out_names)
+    for index, node in enumerate(ctx.graph_nodes):
+        ctx.current = index
+        convert_node(ctx, node)
+    ctx.current = "outputs"
+    for vid, name in zip(out_ids, out_names):
+        if ctx.name(vid) != name:
+            ctx.bind_output(vid, name)
+
+    onnx_graph = helper.make_graph(
+        ctx.nodes, "ember_graph",
+        [_value_info(n, values[v]) for v, n in zip(in_ids, in_names)],
+        [_value_info(n, values[v]) for v, n in zip(out_ids, out_names)],
+        initializer=ctx.initializers)
+    opsets = [helper.make_opsetid("", opset_version)]
+    proto = helper.make_model(onnx_graph, opset_imports=opsets, producer_name="ember",
+                              ir_version=helper.find_min_ir_version_for(opsets))
+    onnx.checker.check_model(proto, full_check=True)
+    onnx.save(proto, str(path))
+    return proto
