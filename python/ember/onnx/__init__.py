@@ -5,6 +5,9 @@ the graph becomes ONNX nodes (_ops.py), parameters and constants become initiali
 under their names. The result is checked with onnx.checker and saved. Shapes are those
 of the trace: ember records views and expands with concrete sizes, so the ONNX model
 takes inputs of exactly the example inputs' shapes."""
+import os
+import tempfile
+
 from ._errors import UnsupportedOperatorError
 
 __all__ = ["export", "UnsupportedOperatorError"]
@@ -110,5 +113,20 @@ def export(model, example_inputs, path, input_names=None, output_names=None, ops
     proto = helper.make_model(onnx_graph, opset_imports=opsets, producer_name="ember",
                               ir_version=helper.find_min_ir_version_for(opsets))
     onnx.checker.check_model(proto, full_check=True)
-    onnx.save(proto, str(path))
+    _save_atomically(proto, path)
     return proto
+
+
+def _save_atomically(proto, path):
+    """Writes under a temporary name in path's directory, then renames: a failed export
+    never leaves a partial file at path."""
+    import onnx
+    path = os.fspath(path)
+    fd, tmp = tempfile.mkstemp(prefix=".onnx-", dir=os.path.dirname(os.path.abspath(path)))
+    os.close(fd)
+    try:
+        onnx.save(proto, tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
