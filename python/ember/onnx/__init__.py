@@ -6,7 +6,7 @@ under their names. The result is checked with onnx.checker and saved. Shapes are
 of the trace: ember records views and expands with concrete sizes, so the ONNX model
 takes inputs of exactly the example inputs' shapes."""
 import os
-import tempfile
+import uuid
 
 from ._errors import UnsupportedOperatorError
 
@@ -122,11 +122,13 @@ def _save_atomically(proto, path):
     never leaves a partial file at path."""
     import onnx
     path = os.fspath(path)
-    fd, tmp = tempfile.mkstemp(prefix=".onnx-", dir=os.path.dirname(os.path.abspath(path)))
-    os.close(fd)
+    # Not mkstemp: its file is private (0600); this one gets the usual permissions.
+    tmp = os.path.join(os.path.dirname(os.path.abspath(path)),
+                       f".{os.path.basename(path)}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
     try:
         onnx.save(proto, tmp)
         os.replace(tmp, path)
     except BaseException:
-        os.unlink(tmp)
+        if os.path.exists(tmp):
+            os.unlink(tmp)
         raise
