@@ -3,11 +3,12 @@
 The model is traced (ember.jit.trace) unless it is a TracedModule already; each node of
 the graph becomes ONNX nodes (_ops.py), parameters and constants become initializers
 under their names. The result is checked with onnx.checker and saved. Shapes are those
-of the trace: ember records views and expands with concrete sizes, so the ONNX model
-takes inputs of exactly the example inputs' shapes."""
+of the trace (ember records views and expands with concrete sizes), except for the
+dims that dynamic_axes names and the sizes that follow them (_dynamic.py)."""
 import os
 import uuid
 
+from . import _dynamic
 from ._errors import UnsupportedOperatorError
 
 __all__ = ["export", "UnsupportedOperatorError"]
@@ -56,13 +57,28 @@ def _names(given, defaults, what):
     return given + list(defaults[len(given):])
 
 
-def _value_info(name, value):
+def _value_info(name, value, dynamic_name):
     from onnx import helper
     from ._dtypes import onnx_type
-    return helper.make_tensor_value_info(name, onnx_type(value.dtype), list(value.sizes))
+    dims = [d.symbol(dynamic_name) if isinstance(d, _dynamic.Affine) else d for d in value.sizes]
+    return helper.make_tensor_value_info(name, onnx_type(value.dtype), dims)
 
 
-def export(model, example_inputs, path, input_names=None, output_names=None, opset_version=17):
+def _dynamic_graph(model, graph, example_inputs, axes):
+    """The graph with the sizes that follow the dynamic axes made symbolic: the model is
+    traced again with those dims one and two longer."""
+    from .. import jit
+    if isinstance(model, jit.TracedModule):
+        raise TypeError("ember.onnx.export: dynamic_axes needs the Module or function (it is "
+                        "traced again at other sizes), not a TracedModule")
+    k, d = axes.inputs[0]
+    graphs = [graph] + [_traced(model, _dynamic.grown(example_inputs, axes, extra)).graph
+                        for extra in (1, 2)]
+    return _dynamic.symbolic_graph(graphs, example_inputs[k].shape[d])
+
+
+def export(model, example_inputs, path, input_names=None, output_names=None, opset_version=17,
+           dynamic_axes=None):
     """Writes model as an ONNX file at path and returns the onnx.ModelProto.
 
     model: a TracedModule (ember.jit.trace), or a Module or function, which is traced on
@@ -70,6 +86,10 @@ def export(model, example_inputs, path, input_names=None, output_names=None, ops
     the ONNX names of the graph's inputs and (flattened) outputs; by default the traced
     input names ("x", "x1", ...) and "output" ("output0", "output1", ... for several).
     opset_version: 17 (the first with LayerNormalization) up to onnx's newest.
+    dynamic_axes: {input or output name: [dims] or {dim: "name"}}: dims of one size (the
+    batch) that the ONNX model takes at any size. The model is traced twice more with
+    those dims longer to find the sizes that follow them; output dims named here must
+    turn out to follow them.
 
     Raises UnsupportedOperatorError naming the op and the node for an op (or a use of an
     op: dropout in training mode, a write through a view) that has no ONNX equivalent.
@@ -86,6 +106,7 @@ def export(model, example_inputs, path, input_names=None, output_names=None, ops
     if not isinstance(opset_version, int) or not MIN_OPSET <= opset_version <= newest:
         raise ValueError(f"ember.onnx.export: opset_version must be an int in "
                          f"[{MIN_OPSET}, {newest}], got {opset_version!r}")
+    example_inputs = _as_tuple(example_inputs)
     traced = _traced(model, example_inputs)
     graph = traced.graph
     _check_inputs(graph, example_inputs)
@@ -95,7 +116,18 @@ def export(model, example_inputs, path, input_names=None, output_names=None, ops
     default_out = ["output"] if len(out_ids) == 1 else [f"output{i}" for i in range(len(out_ids))]
     out_names = _names(output_names, default_out, "output")
 
-    ctx = ExportContext(graph, opset_version, in_names, out_names)
+    dynamic_name, dynamic_source = None, None
+    if dynamic_axes:
+        axes = _dynamic.parse(dynamic_axes, in_names, out_names, example_inputs)
+        graph = _dynamic_graph(model, graph, example_inputs, axes)
+        values = graph.values()
+        for k, d in axes.outputs:
+            if not isinstance(values[out_ids[k]].sizes[d], _dynamic.Affine):
+                raise ValueError(f"ember.onnx.export: dynamic_axes names dim {d} of output "
+                                 f"{out_names[k]!r}, which does not follow the dynamic size")
+        dynamic_name, dynamic_source = axes.name, (in_names[axes.inputs[0][0]], axes.inputs[0][1])
+
+    ctx = ExportContext(graph, opset_version, in_names, out_names, dynamic_source)
     for index, node in enumerate(ctx.graph_nodes):
         ctx.current = index
         convert_node(ctx, node)
@@ -106,8 +138,8 @@ def export(model, example_inputs, path, input_names=None, output_names=None, ops
 
     onnx_graph = helper.make_graph(
         ctx.nodes, "ember_graph",
-        [_value_info(n, values[v]) for v, n in zip(in_ids, in_names)],
-        [_value_info(n, values[v]) for v, n in zip(out_ids, out_names)],
+        [_value_info(n, values[v], dynamic_name) for v, n in zip(in_ids, in_names)],
+        [_value_info(n, values[v], dynamic_name) for v, n in zip(out_ids, out_names)],
         initializer=ctx.initializers)
     opsets = [helper.make_opsetid("", opset_version)]
     proto = helper.make_model(onnx_graph, opset_imports=opsets, producer_name="ember",

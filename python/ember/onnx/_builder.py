@@ -8,6 +8,7 @@ import numpy as np
 from onnx import helper, numpy_helper
 
 from ._dtypes import dtype_name, numpy_dtype, onnx_type
+from ._dynamic import Affine, has_affine
 from ._errors import UnsupportedOperatorError
 
 
@@ -18,8 +19,12 @@ def _attr_str(a):
 
 
 class ExportContext:
-    def __init__(self, graph, opset, input_names, output_names):
+    def __init__(self, graph, opset, input_names, output_names, dynamic_source=None):
         self.opset = opset
+        # With dynamic_axes: (input name, dim) holding the dynamic size, whose Affine
+        # functions stand in the graph's sizes and int attrs.
+        self.dynamic_source = dynamic_source
+        self._dynamic = {}       # Affine -> name of its 1-element int64 tensor
         self.graph_nodes = graph.nodes()
         self.values = graph.values()
         self.tensors = graph.tensors()
@@ -125,7 +130,10 @@ class ExportContext:
         return np.ascontiguousarray(t.numpy())
 
     def _initializer(self, array, name):
-        self.initializers.append(numpy_helper.from_array(np.asarray(array), name))
+        array = np.asarray(array)
+        if array.dtype == object:  # an Affine among the numbers
+            self._refuse_dynamic("constant")
+        self.initializers.append(numpy_helper.from_array(array, name))
         self._defined.add(name)
         self._taken.add(name)
         return name
@@ -135,8 +143,51 @@ class ExportContext:
         return self._initializer(array, self.fresh(hint))
 
     def ints(self, values, hint="ints"):
-        """A 1-D int64 initializer: the shapes, axes and indices ONNX ops take as inputs."""
-        return self.const(np.asarray(list(values), dtype=np.int64), hint)
+        """A 1-D int64 tensor: the shapes, axes and indices ONNX ops take as inputs. An
+        initializer, or computed from the input's shape where an entry is Affine."""
+        values = list(values)
+        if not has_affine(values):
+            return self.const(np.asarray(values, dtype=np.int64), hint)
+        pieces, fixed = [], []
+        for v in values + [None]:
+            if isinstance(v, int):
+                fixed.append(v)
+                continue
+            if fixed:
+                pieces.append(self.const(np.asarray(fixed, dtype=np.int64), hint))
+                fixed = []
+            if v is not None:
+                pieces.append(self._dynamic_size(v))
+        return pieces[0] if len(pieces) == 1 else self.emit("Concat", pieces, hint=hint, axis=0)
+
+    def _dynamic_size(self, size):
+        """[a * n + b] as a 1-element int64 tensor, n read from the input's shape."""
+        if size not in self._dynamic:
+            if Affine(1, 0) not in self._dynamic:
+                name, dim = self.dynamic_source
+                shape = self.emit("Shape", [name], hint="input_shape")
+                self._dynamic[Affine(1, 0)] = self.emit("Gather", [shape, self.ints([dim])],
+                                                        hint="dynamic_size", axis=0)
+            n = self._dynamic[Affine(1, 0)]
+            if size.a != 1:
+                n = self.emit("Mul", [n, self.ints([size.a])])
+            if size.b != 0:
+                n = self.emit("Add", [n, self.ints([size.b])])
+            self._dynamic[size] = n
+        return self._dynamic[size]
+
+    def static(self, values, what="size"):
+        """values (ints, lists of ints), refusing ones that follow the dynamic size."""
+        if has_affine(values):
+            self._refuse_dynamic(what)
+        return values
+
+    def _refuse_dynamic(self, what):
+        node = self.graph_nodes[self.current] if isinstance(self.current, int) else None
+        where = self.describe(node) if node is not None else f"node {self.current}"
+        raise UnsupportedOperatorError(
+            f"ember.onnx.export: {where}: its {what} follows the dynamic size, which this "
+            f"conversion cannot compute at run time; export without dynamic_axes")
 
     def scalar(self, value, dtype, hint="scalar"):
         """A 0-dim initializer of an ember dtype."""
@@ -146,6 +197,9 @@ class ExportContext:
     def emit(self, op_type, inputs, outputs=None, hint=None, **attrs):
         """Appends one ONNX node. outputs: the names to write (default: one fresh name).
         Returns the output name (or the list of them when several were asked for)."""
+        for key, value in attrs.items():
+            if has_affine(value):
+                self._refuse_dynamic(f"{op_type} attribute {key}")
         if outputs is None:
             outputs = [self.fresh(hint or op_type)]
         self.nodes.append(helper.make_node(op_type, list(inputs), list(outputs),

@@ -55,6 +55,11 @@ def _out_sizes(ctx, node, i=0):
     return ctx.sizes(node.outputs[i])
 
 
+def _static_sizes(ctx, node, i=0):
+    """The output's sizes where the converter computes with them in Python."""
+    return ctx.static(_out_sizes(ctx, node, i))
+
+
 def _ndim(ctx, node, i=0):
     return len(ctx.sizes(node.inputs[i]))
 
@@ -369,7 +374,7 @@ def _avg_pool2d(ctx, node):
 @converts("adaptive_avg_pool2d")
 def _adaptive_avg_pool2d(ctx, node):
     out_h, out_w = node.attrs[0]
-    in_h, in_w = ctx.sizes(node.inputs[0])[2:]
+    in_h, in_w = ctx.static(ctx.sizes(node.inputs[0])[2:])
     x = ctx.input(node, 0)
     if (out_h, out_w) == (1, 1):
         return ctx.emit("GlobalAveragePool", [x], [ctx.out(node)])
@@ -385,7 +390,7 @@ def _param_or_fill(ctx, node, i, sizes, value):
     """Optional weight/bias input i, or a constant of the given sizes where left out."""
     if ctx.has_input(node, i):
         return ctx.input(node, i)
-    return ctx.const(np.full(sizes, value, dtype=numpy_dtype(ctx.dtype(node.inputs[0]))),
+    return ctx.const(np.full(ctx.static(sizes), value, dtype=numpy_dtype(ctx.dtype(node.inputs[0]))),
                      "ones" if value == 1 else "zeros")
 
 
@@ -494,7 +499,7 @@ def _moments(ctx, node):
     """(variance, mean) of input 0 over the node's dims, as var/std/var_mean/std_mean."""
     dims, correction, keepdim = node.attrs
     x, sizes = ctx.input(node, 0), ctx.sizes(node.inputs[0])
-    count = int(np.prod([sizes[d] for d in dims]))
+    count = int(np.prod(ctx.static([sizes[d] for d in dims], "reduced size")))
     mean = _reduce(ctx, "ReduceMean", x, list(dims), True)
     dev = ctx.emit("Sub", [x, mean])
     ss = _reduce(ctx, "ReduceSum", ctx.emit("Mul", [dev, dev]), list(dims), keepdim)
@@ -629,14 +634,14 @@ def _fill(ctx, node):
 def _factory(ctx, node, values):
     """A factory's output as an initializer (its values depend on attrs and sizes only)."""
     array = np.asarray(values).astype(numpy_dtype(_out_dtype(ctx, node)))
-    ctx.emit("Identity", [ctx.const(array.reshape(_out_sizes(ctx, node)), node.op)],
+    ctx.emit("Identity", [ctx.const(array.reshape(_static_sizes(ctx, node)), node.op)],
              [ctx.out(node)])
 
 
 @converts("arange")
 def _arange(ctx, node):
     start, step = node.attrs
-    n = _out_sizes(ctx, node)[0]
+    n = _static_sizes(ctx, node)[0]
     if isinstance(start, float) or isinstance(step, float) or is_floating(_out_dtype(ctx, node)):
         return _factory(ctx, node, float(start) + float(step) * np.arange(n, dtype=np.float64))
     _factory(ctx, node, start + step * np.arange(n, dtype=np.int64))
@@ -645,7 +650,7 @@ def _arange(ctx, node):
 @converts("linspace")
 def _linspace(ctx, node):
     start, end = float(node.attrs[0]), float(node.attrs[1])
-    n = _out_sizes(ctx, node)[0]
+    n = _static_sizes(ctx, node)[0]
     step = (end - start) / (n - 1) if n > 1 else 0.0
     i = np.arange(n, dtype=np.float64)  # both ends exact, as ember's kernel
     _factory(ctx, node, np.where(i < n // 2, start + step * i, end - step * (n - 1 - i)))
@@ -653,7 +658,7 @@ def _linspace(ctx, node):
 
 @converts("eye")
 def _eye(ctx, node):
-    _factory(ctx, node, np.eye(*_out_sizes(ctx, node)))
+    _factory(ctx, node, np.eye(*_static_sizes(ctx, node)))
 
 
 @converts("uniform_", "normal_", "random_", "randperm", "bernoulli_")
