@@ -36,6 +36,8 @@ class ExportContext:
         self._casts = {}         # (name, dtype name) -> name of the cast
         self._lifted = set()     # parameter/constant value ids turned into initializers
         self.current = None      # index of the node being converted, for messages
+        self.graph_outputs = graph.outputs()
+        self._aliases = None     # (root per value, last read per root), made on first use
         for vid, name in zip(graph.inputs(), input_names):
             self._claim(vid, name)
             self._defined.add(name)
@@ -92,6 +94,34 @@ class ExportContext:
         if vid not in self._names:
             self._names[vid] = self.fresh(f"{node.op}_{vid}")
         return self._names[vid]
+
+    # ---- aliasing -----------------------------------------------------------------------
+    def _alias_groups(self, view_ops):
+        """Per value the root it views (itself unless a view op made it), and per root
+        the last node that reads a value of its group (len(nodes) for a graph output)."""
+        root = {}
+        for v_id, v in enumerate(self.values):
+            producer = self.graph_nodes[v.node] if v.kind == "node" else None
+            viewed = producer is not None and producer.op in view_ops and producer.inputs[0] != -1
+            root[v_id] = root[producer.inputs[0]] if viewed else v_id
+        last_read = {}
+        for index, node in enumerate(self.graph_nodes):
+            for v_id in node.inputs:
+                if v_id != -1:
+                    last_read[root[v_id]] = index
+        for v_id in self.graph_outputs:
+            last_read[root[v_id]] = len(self.graph_nodes)
+        return root, last_read
+
+    def read_after_write(self, vid, view_ops):
+        """The index of a node after the current one that reads the tensor vid or a view
+        of the same storage through a value from before the write, or None. The node's
+        own outputs are new values, so reads through them are fine."""
+        if self._aliases is None:
+            self._aliases = self._alias_groups(view_ops)
+        root, last_read = self._aliases
+        later = last_read.get(root[vid], -1)
+        return later if later > self.current else None
 
     # ---- values -----------------------------------------------------------------------
     def dtype(self, vid):

@@ -28,8 +28,7 @@ def converts(*ops):
     return register
 
 
-# Ops whose output aliases their input: an in-place write into one of them would have
-# to reach the tensor it views, which a functional ONNX graph cannot say.
+# Ops whose output shares its input's storage.
 VIEW_OPS = {"view", "as_strided", "transpose", "permute", "expand", "squeeze", "unsqueeze",
             "slice", "select", "alias"}
 
@@ -38,11 +37,13 @@ def convert_node(ctx, node):
     fn = CONVERTERS.get(node.op)
     if fn is None:
         ctx.fail(node, "this op has no ONNX conversion")
+    # An in-place write becomes a new value: right as long as nothing reads the old
+    # storage (the written tensor, its base, another view of it) afterwards.
     for vid in node.preset:
-        v = ctx.values[vid]
-        if v.kind == "node" and ctx.graph_nodes[v.node].op in VIEW_OPS:
-            ctx.fail(node, f"it writes in place into a view ({ctx.graph_nodes[v.node].op} "
-                     f"of node {v.node}); ONNX graphs cannot write through views")
+        later = ctx.read_after_write(vid, VIEW_OPS)
+        if later is not None:
+            ctx.fail(node, f"it writes in place into a tensor whose storage node {later} "
+                     f"reads afterwards through another view; ONNX graphs have no views")
     fn(ctx, node)
 
 
