@@ -65,6 +65,14 @@ def test_mlp_softmax_without_bias(tmp_path):
     export_and_compare(model, ember.randn(3, 3, 4), tmp_path)
 
 
+def test_inplace_relu_after_a_view(tmp_path):
+    # relu_ writes into the view Flatten made; nothing reads the old storage afterwards.
+    ember.manual_seed(11)
+    model = nn.Sequential(nn.Linear(4, 6), nn.Unflatten(1, (2, 3)), nn.Flatten(),
+                          nn.ReLU(inplace=True), nn.Linear(6, 2)).eval()
+    export_and_compare(model, ember.randn(3, 4), tmp_path)
+
+
 def digits_cnn(pool=nn.MaxPool2d):
     """The CNN of examples/train_digits.py (8x8 digits)."""
     return nn.Sequential(
