@@ -349,6 +349,19 @@ CASES = {
     "embedding": (lambda i, w: F.embedding(i, w), (ember.tensor([[0, 2], [4, 1]]), _x(5, 3))),
     "pad": (lambda x: F.pad(x, (1, 2, 0, 1), value=0.5).sum() + F.pad(x, (1, 2, 2, 1),
             mode="reflect").sum() + F.pad(x, (1, 1, 0, 2), mode="replicate").sum(), (_x(1, 2, 4, 4),)),
+    "group_norm": (lambda x, w, b: F.group_norm(x, 3, w, b) + F.group_norm(x, 2),
+                   (_x(2, 6, 3, 3), _x(6), _x(6))),
+    "interpolate_nearest": (lambda x: F.interpolate(x, size=(5, 7)).sum()
+                            + F.interpolate(x, scale_factor=1.5).sum(), (_x(1, 2, 4, 4),)),
+    "interpolate_linear": (lambda x: F.interpolate(x, size=(5, 7), mode="bilinear").sum()
+                           + F.interpolate(x, scale_factor=2.5, mode="bilinear").sum()
+                           + F.interpolate(x, size=(3, 9), mode="bilinear",
+                                           align_corners=True).sum(), (_x(1, 2, 4, 4),)),
+    "one_hot": (lambda i: F.one_hot(i, 5) + F.one_hot(i), (ember.tensor([[0, 3], [2, 4]]),)),
+    "nan_to_num": (lambda x: ember.nan_to_num(x.log()) + ember.nan_to_num(1 / x, 1.5, 9.0, -9.0),
+                   (ember.tensor([1.0, 0.0, -1.0, 2.0]),)),
+    "max_pool_indices": (lambda x: F.max_pool2d(x, 3, 2, 1, return_indices=True)[1],
+                         (_x(2, 3, 9, 9),)),
     # reductions
     "sum_mean_prod": (lambda x: x.sum((1, 2)) + x.mean(1).sum(1) + x.prod(2).sum(-1)
                       + x.sum(), (_x(2, 3, 4),)),
@@ -376,6 +389,9 @@ CASES = {
     "zeros_ones_to": (lambda x: ember.zeros(3, 4) + ember.ones_like(x) + x.to(ember.int32)
                       + ember.full((4,), 2.0) + ember.arange(4) + ember.eye(3, 4)
                       + ember.linspace(0, 1, 4), (_x(3, 4) * 3,)),
+    "sort": (lambda x: ember.sort(x, 1, stable=True)[0]
+             + ember.sort(x, 1, descending=True, stable=True)[1].float(),
+             (ember.tensor([[3.0, 1.0, 2.0, 1.0], [0.0, 5.0, 5.0, -1.0]]),)),
     "topk": (lambda x: ember.topk(x, 2, 1)[0] + ember.topk(x, 2, -1, largest=False)[1].float(),
              (_x(3, 5),)),
 }

@@ -210,6 +210,21 @@ def _clamp(ctx, node):
     ctx.emit("Identity", [y], [ctx.out(node)])
 
 
+@converts("nan_to_num")
+def _nan_to_num(ctx, node):
+    dt = _out_dtype(ctx, node)
+    x = _x(ctx, node)
+    if not is_floating(dt):  # integers have no nan or inf
+        return ctx.emit("Identity", [x], [ctx.out(node)])
+    finfo = np.finfo(numpy_dtype(dt)) if dt != "bfloat16" else np.finfo(np.float32)
+    nan, posinf, neginf = (d if v is None else v
+                           for v, d in zip(node.attrs, (0.0, finfo.max, finfo.min)))
+    y = ctx.emit("Where", [ctx.emit("IsNaN", [x]), _k(ctx, node, nan), x])
+    y = ctx.emit("Where", [ctx.emit("IsInf", [x], detect_negative=0), _k(ctx, node, posinf), y])
+    ctx.emit("Where", [ctx.emit("IsInf", [x], detect_positive=0), _k(ctx, node, neginf), y],
+             [ctx.out(node)])
+
+
 @converts("isnan", "isinf", "isfinite")
 def _float_class(ctx, node):
     if not is_floating(ctx.dtype(node.inputs[0])):  # integers are finite numbers
@@ -355,11 +370,17 @@ def _conv_transpose2d(ctx, node):
 
 @converts("max_pool2d", "max_pool2d_with_indices")
 def _max_pool2d(ctx, node):
-    # Only the values: ember's indices count within a plane, ONNX's across the tensor.
     kernel, stride, pad, dilation, ceil_mode = node.attrs
-    ctx.emit("MaxPool", [ctx.input(node, 0)], [ctx.out(node)], kernel_shape=list(kernel),
-             strides=list(stride), pads=list(pad) * 2, dilations=list(dilation),
-             ceil_mode=int(ceil_mode))
+    attrs = dict(kernel_shape=list(kernel), strides=list(stride), pads=list(pad) * 2,
+                 dilations=list(dilation), ceil_mode=int(ceil_mode))
+    x = ctx.input(node, 0)
+    if node.op == "max_pool2d":
+        return ctx.emit("MaxPool", [x], [ctx.out(node)], **attrs)
+    # ONNX counts the indices across the whole tensor, ember within each plane (h * W + w).
+    values, flat = ctx.emit("MaxPool", [x], [ctx.out(node, 0), ctx.fresh("indices")], **attrs)
+    height, width = ctx.static(ctx.sizes(node.inputs[0])[2:], "plane size")
+    plane = ctx.const(np.asarray(height * width, dtype=np.int64), "plane")
+    ctx.emit("Mod", [flat, plane], [ctx.out(node, 1)])
 
 
 @converts("avg_pool2d")
@@ -416,6 +437,51 @@ def _layer_norm(ctx, node):
              [ctx.input(node, 0), _param_or_fill(ctx, node, 1, shape, 1),
               _param_or_fill(ctx, node, 2, shape, 0)],
              [ctx.out(node)], axis=-len(shape), epsilon=float(eps))
+
+
+@converts("group_norm")
+def _group_norm(ctx, node):
+    # No GroupNormalization below opset 21 with PyTorch's per-channel affine: normalize
+    # [N, G, rest] over its last dim, then scale and shift per channel.
+    groups, eps = node.attrs
+    sizes = ctx.sizes(node.inputs[0])
+    channels = ctx.static(sizes[1], "channel count")
+    x = ctx.input(node, 0)
+    grouped = ctx.emit("Reshape", [x, ctx.ints([sizes[0], groups, -1], "shape")])
+    mean = _reduce(ctx, "ReduceMean", grouped, [2], True)
+    dev = ctx.emit("Sub", [grouped, mean])
+    var = _reduce(ctx, "ReduceMean", ctx.emit("Mul", [dev, dev]), [2], True)
+    std = ctx.emit("Sqrt", [ctx.emit("Add", [var, _k(ctx, node, eps)])])
+    y = ctx.emit("Reshape", [ctx.emit("Div", [dev, std]), ctx.ints(sizes, "shape")])
+    for i, op_type in ((1, "Mul"), (2, "Add")):  # weight, bias: [C] as [C, 1, ...]
+        if ctx.has_input(node, i):
+            per_channel = ctx.ints([channels] + [1] * (len(sizes) - 2), "shape")
+            y = ctx.emit(op_type, [y, ctx.emit("Reshape", [ctx.input(node, i), per_channel])])
+    ctx.emit("Identity", [y], [ctx.out(node)])
+
+
+@converts("interpolate")
+def _interpolate(ctx, node):
+    out_sizes, mode, align_corners, *scales = node.attrs
+    x, sizes = ctx.input(node, 0), ctx.sizes(node.inputs[0])
+    if any(s is not None for s in scales):  # the scale PyTorch computes source indices with
+        args = ["", ctx.const(np.asarray([1.0, 1.0] + list(scales), dtype=np.float32), "scales")]
+    else:
+        args = ["", "", ctx.ints(list(sizes[:2]) + list(out_sizes), "sizes")]
+    if mode == "nearest":
+        attrs = dict(mode="nearest", coordinate_transformation_mode="asymmetric",
+                     nearest_mode="floor")
+    else:
+        attrs = dict(mode="linear", coordinate_transformation_mode="align_corners"
+                     if align_corners else "pytorch_half_pixel")
+    ctx.emit("Resize", [x] + args, [ctx.out(node)], **attrs)
+
+
+@converts("one_hot")
+def _one_hot(ctx, node):
+    depth = ctx.const(np.asarray(_out_sizes(ctx, node)[-1], dtype=np.int64), "depth")
+    off_on = ctx.const(np.asarray([0, 1], dtype=numpy_dtype(_out_dtype(ctx, node))), "values")
+    ctx.emit("OneHot", [ctx.input(node, 0), depth, off_on], [ctx.out(node)], axis=-1)
 
 
 @converts("dropout")
@@ -746,6 +812,15 @@ def _scatter(ctx, node):
 def _nonzero(ctx, node):
     ctx.emit("Transpose", [ctx.emit("NonZero", [ctx.input(node, 0)])], [ctx.out(node)],
              perm=[1, 0])
+
+
+@converts("sort")
+def _sort(ctx, node):
+    # TopK over the whole dim; it breaks ties by the lower index, as a stable sort does.
+    dim, descending, _stable = node.attrs
+    k = ctx.ints([ctx.sizes(node.inputs[0])[dim]], "k")
+    ctx.emit("TopK", [ctx.input(node, 0), k], [ctx.out(node, 0), ctx.out(node, 1)], axis=dim,
+             largest=int(descending), sorted=1)
 
 
 @converts("topk")
