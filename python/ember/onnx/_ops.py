@@ -562,8 +562,8 @@ def _argmax(ctx, node):
     ctx.emit("Reshape", [index, ctx.ints(_out_sizes(ctx, node), "shape")], [ctx.out(node)])
 
 
-def _moments(ctx, node):
-    """(variance, mean) of input 0 over the node's dims, as var/std/var_mean/std_mean."""
+def _moments(ctx, node, with_mean):
+    """(variance, mean or None) of input 0 over the node's dims (var/std/var_mean/std_mean)."""
     dims, correction, keepdim = node.attrs
     x, sizes = ctx.input(node, 0), ctx.sizes(node.inputs[0])
     count = int(np.prod(ctx.static([sizes[d] for d in dims], "reduced size")))
@@ -572,17 +572,17 @@ def _moments(ctx, node):
     ss = _reduce(ctx, "ReduceSum", ctx.emit("Mul", [dev, dev]), list(dims), keepdim)
     # n <= correction divides by zero: inf or nan, as ember.
     var = ctx.emit("Div", [ss, _k(ctx, node, float(max(count - correction, 0)))])
-    if not keepdim:
-        mean = _reduce(ctx, "ReduceMean", x, list(dims), False)
-    return var, mean
+    if not with_mean:
+        return var, None
+    return var, mean if keepdim else _reduce(ctx, "ReduceMean", x, list(dims), False)
 
 
 @converts("var", "std", "var_mean", "std_mean")
 def _var_std(ctx, node):
-    var, mean = _moments(ctx, node)
+    var, mean = _moments(ctx, node, with_mean=node.op.endswith("_mean"))
     spread = ctx.emit("Sqrt", [var]) if node.op.startswith("std") else var
     ctx.emit("Identity", [spread], [ctx.out(node, 0)])
-    if node.op.endswith("_mean"):
+    if mean is not None:
         ctx.emit("Identity", [mean], [ctx.out(node, 1)])
 
 
