@@ -3,9 +3,9 @@ lib/dispatch/ops/*.def), in a table keyed by the op's name.
 
 A converter gets the export context and the node, reads the node's tensor inputs and
 its attrs (positional, exactly as the op function put them in the OpCall) and emits
-ONNX nodes that write ctx.out(node, i). Shapes are static: ember records every view
-and expand with the sizes it had when traced, and the converters use the traced
-output sizes where ONNX wants a shape.
+ONNX nodes that write ctx.out(node, i). ember records every view and expand with the
+sizes it had when traced, and the converters use the traced output sizes where ONNX
+wants a shape (ctx.ints turns the ones that follow a dynamic axis into computed ones).
 
 In-place nodes (add_, masked_fill_, copy_ into a preset) become the functional op: the
 node's output is a new value. A node whose first input is left out (-1) writes a fresh
@@ -42,8 +42,9 @@ def convert_node(ctx, node):
     for vid in node.preset:
         later = ctx.read_after_write(vid, VIEW_OPS)
         if later is not None:
-            ctx.fail(node, f"it writes in place into a tensor whose storage node {later} "
-                     f"reads afterwards through another view; ONNX graphs have no views")
+            reader = "the graph's output" if later == len(ctx.graph_nodes) else f"node {later}"
+            ctx.fail(node, f"it writes in place into a tensor whose storage {reader} reads "
+                     f"afterwards through another view; ONNX graphs have no views")
     fn(ctx, node)
 
 
