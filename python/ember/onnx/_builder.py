@@ -157,7 +157,7 @@ class ExportContext:
         if t.dtype.name == "bfloat16":
             import ember
             return t.to(ember.float32).numpy().astype(numpy_dtype("bfloat16"))
-        return np.ascontiguousarray(t.numpy())
+        return t.numpy().copy(order="C")  # not ascontiguousarray: it makes 0-dim 1-dim
 
     def _initializer(self, array, name):
         array = np.asarray(array)

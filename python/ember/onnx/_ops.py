@@ -318,6 +318,20 @@ def _logical(ctx, node):
     ctx.emit(op_type, _operands(ctx, node, "bool"), [ctx.out(node)])
 
 
+_BITWISE = {"bitwise_and": ("And", "BitwiseAnd"), "bitwise_or": ("Or", "BitwiseOr"),
+            "bitwise_xor": ("Xor", "BitwiseXor")}
+
+
+@converts(*_BITWISE)
+def _bitwise(ctx, node):
+    logical, bitwise = _BITWISE[node.op]
+    if _out_dtype(ctx, node) == "bool":  # & | ^ on bools
+        return ctx.emit(logical, _operands(ctx, node), [ctx.out(node)])
+    if ctx.opset < 18:
+        ctx.fail(node, f"{bitwise} on integers needs opset_version 18 or later")
+    ctx.emit(bitwise, _operands(ctx, node), [ctx.out(node)])
+
+
 @converts("where")
 def _where(ctx, node):
     dt = _out_dtype(ctx, node)
@@ -333,9 +347,19 @@ def _lerp(ctx, node):
 
 
 # ---- linear algebra, convolution, pooling ---------------------------------------------
-@converts("mm", "bmm", "mv", "dot")
+@converts("mm", "bmm", "dot")
 def _matmul(ctx, node):
     ctx.emit("MatMul", _operands(ctx, node), [ctx.out(node)])
+
+
+@converts("mv")
+def _mv(ctx, node):
+    # As a matrix product with a [K, 1] column: onnxruntime 1.31's Transpose+MatMul
+    # fusion computes A.t() @ v wrong when v is 1-D.
+    mat, vec = _operands(ctx, node)
+    column = ctx.emit("Unsqueeze", [vec, ctx.ints([1], "axes")])
+    ctx.emit("Squeeze", [ctx.emit("MatMul", [mat, column]), ctx.ints([1], "axes")],
+             [ctx.out(node)])
 
 
 @converts("addmm")
