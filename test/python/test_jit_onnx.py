@@ -19,6 +19,13 @@ def _as_tuple(x):
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
 
+def _flat(out):
+    """A nested result's tensors in order: the exported model's outputs."""
+    if isinstance(out, (tuple, list)):
+        return [t for o in out for t in _flat(o)]
+    return [out]
+
+
 def run_onnx(path, feeds):
     session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     return session.run(None, feeds)
@@ -32,7 +39,7 @@ def export_and_compare(model, inputs, tmp_path, atol=1e-5, **kwargs):
     proto = ember.onnx.export(model, inputs, path, **kwargs)
     onnx.checker.check_model(onnx.load(str(path)), full_check=True)
     with ember.no_grad():
-        expected = _as_tuple(model(*inputs))
+        expected = _flat(model(*inputs))
     names = [i.name for i in proto.graph.input]
     got = run_onnx(path, {n: t.numpy() for n, t in zip(names, inputs)})
     assert len(got) == len(expected)
@@ -124,6 +131,29 @@ def test_transformer_encoder_layer_with_padding_mask(tmp_path):
     src = ember.randn(2, 4, 8)
     mask = ember.tensor([[False, False, True, True], [False, False, False, False]])
     export_and_compare(lambda s, m: layer(s, src_key_padding_mask=m), (src, mask), tmp_path)
+
+
+def test_transformer_encoder_two_layers(tmp_path):
+    ember.manual_seed(12)
+    encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(16, 4, 32, batch_first=True), 2)
+    export_and_compare(encoder.eval(), ember.randn(2, 5, 16), tmp_path)
+
+
+@pytest.mark.parametrize("cell", [nn.LSTM, nn.GRU])
+def test_recurrent(tmp_path, cell):
+    # Unrolled by the trace: one step's ops per time step; (output, h_n[, c_n]) flattened.
+    ember.manual_seed(13)
+    model = cell(8, 16, num_layers=2, batch_first=True).eval()
+    proto = export_and_compare(model, ember.randn(2, 5, 8), tmp_path)
+    assert len(proto.graph.output) == (3 if cell is nn.LSTM else 2)
+
+
+def test_traced_without_passes(tmp_path):
+    # The raw trace (no folding): weight transposes, aliases and copies as nodes.
+    ember.manual_seed(14)
+    layer = nn.TransformerEncoderLayer(8, 2, dim_feedforward=16).eval()
+    x = ember.randn(4, 2, 8)
+    export_and_compare(ember.jit.trace(layer, x, optimize=False), x, tmp_path)
 
 
 def test_traced_module_is_exported_as_is(tmp_path):
