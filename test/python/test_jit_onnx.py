@@ -251,7 +251,7 @@ def run_at_sizes(path, model, make_inputs, names, sizes, atol=1e-5):
         inputs = make_inputs(n)
         got = session.run(None, {k: t.numpy() for k, t in zip(names, inputs)})
         with ember.no_grad():
-            expected = _as_tuple(model(*inputs))
+            expected = _flat(model(*inputs))
         for g, e in zip(got, expected):
             assert g.shape == tuple(e.shape)
             np.testing.assert_allclose(g, e.numpy(), atol=atol, rtol=1e-5)
@@ -290,6 +290,43 @@ def test_dynamic_batch_transformer(tmp_path, batch_first):
         return (ember.randn(n, 5, 8) if batch_first else ember.randn(5, n, 8),)
     export_and_compare(layer, make(2), tmp_path, dynamic_axes={"x": [dim]})
     run_at_sizes(tmp_path / "model.onnx", layer, make, ["x"], [1, 4])
+
+
+def test_dynamic_batch_with_padding_mask(tmp_path):
+    # Two inputs share the dynamic size; the folded zeros(batch, S) of the mask becomes a
+    # ConstantOfShape at the run-time batch.
+    ember.manual_seed(15)
+    layer = nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, batch_first=True).eval()
+
+    def model(src, mask):
+        return layer(src, src_key_padding_mask=mask)
+
+    def make(n):
+        return ember.randn(n, 4, 8), ember.tensor([[False, True, False, True]] * n)
+    proto = export_and_compare(model, make(2), tmp_path, input_names=["src", "mask"],
+                               dynamic_axes={"src": [0], "mask": [0]})
+    assert "ConstantOfShape" in op_types(proto)
+    run_at_sizes(tmp_path / "model.onnx", model, make, ["src", "mask"], [1, 3])
+
+
+def test_dynamic_sequence_length(tmp_path):
+    ember.manual_seed(16)
+    layer = nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, batch_first=True).eval()
+
+    def make(n):
+        return (ember.randn(2, n, 8),)
+    export_and_compare(layer, make(3), tmp_path, dynamic_axes={"x": {1: "seq"}})
+    run_at_sizes(tmp_path / "model.onnx", layer, make, ["x"], [1, 6])
+
+
+def test_dynamic_batch_lstm(tmp_path):
+    ember.manual_seed(17)
+    lstm = nn.LSTM(4, 6, batch_first=True).eval()
+
+    def make(n):
+        return (ember.randn(n, 3, 4),)
+    export_and_compare(lstm, make(2), tmp_path, dynamic_axes={"x": [0]})
+    run_at_sizes(tmp_path / "model.onnx", lstm, make, ["x"], [1, 5])
 
 
 def test_dynamic_axes_errors(tmp_path):

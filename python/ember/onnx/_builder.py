@@ -25,6 +25,7 @@ class ExportContext:
         # functions stand in the graph's sizes and int attrs.
         self.dynamic_source = dynamic_source
         self._dynamic = {}       # Affine -> name of its 1-element int64 tensor
+        self._fills = getattr(graph, "dynamic_fills", {})  # constant name -> its one value
         self.graph_nodes = graph.nodes()
         self.values = graph.values()
         self.tensors = graph.tensors()
@@ -78,8 +79,12 @@ class ExportContext:
         v = self.values[vid]
         if v.kind in ("parameter", "constant") and vid not in self._lifted:
             self._lifted.add(vid)
-            self._initializer(self._host_array(self.tensors[v.name]), v.name)
             self._names[vid] = v.name
+            if v.name in self._fills:  # one value at a size that follows the dynamic size
+                fill = numpy_helper.from_array(np.asarray([self._fills[v.name]]), "value")
+                self.emit("ConstantOfShape", [self.ints(v.sizes, "shape")], [v.name], value=fill)
+            else:
+                self._initializer(self._host_array(self.tensors[v.name]), v.name)
         name = self._names.get(vid)
         if name is None or name not in self._defined:
             producer = self.graph_nodes[v.node]

@@ -116,18 +116,35 @@ def _merge(samples, n0, where):
     raise _structure_error(where)
 
 
-def _same_constants(graphs):
-    first = graphs[0]
-    kinds = {v.name: v.kind for v in first.values()}
+def _uniform_value(array):
+    """The one value every element of array holds, or None."""
+    if array.size == 0:
+        return None
+    first = array.reshape(-1)[0]
+    same = array == first if not (array.dtype.kind == "f" and np.isnan(first)) else np.isnan(array)
+    return first if np.all(same) else None
+
+
+def _constant_fills(graphs):
+    """The constants that differ between the traces: each must be one value throughout
+    (zeros(n, ...) folded by the trace's passes), which the exporter then makes with
+    ConstantOfShape at the run-time size. Returns {name: that value}."""
+    kinds = {v.name: v.kind for v in graphs[0].values()}
     tensors = [g.tensors() for g in graphs]
+    fills = {}
     for name, t in tensors[0].items():
         if kinds.get(name) != "constant":
             continue
-        a = t.detach().cpu().numpy()
-        for other in tensors[1:]:
-            b = other[name].detach().cpu().numpy()
-            if a.shape != b.shape or not np.array_equal(a, b, equal_nan=a.dtype.kind == "f"):
-                raise _structure_error(f"the constant {name}")
+        arrays = [ts[name].detach().cpu().numpy() for ts in tensors]
+        if all(a.shape == arrays[0].shape and np.array_equal(a, arrays[0], equal_nan=a.dtype.kind == "f")
+               for a in arrays[1:]):
+            continue
+        values = [_uniform_value(a) for a in arrays]
+        if values[0] is None or not all(v is not None and _same(v.item(), values[0].item())
+                                        for v in values[1:]):
+            raise _structure_error(f"the constant {name}")
+        fills[name] = values[0]
+    return fills
 
 
 def symbolic_graph(graphs, n0):
@@ -139,7 +156,7 @@ def symbolic_graph(graphs, n0):
         raise _structure_error("the number of nodes")
     if any(g.inputs() != graphs[0].inputs() or g.outputs() != graphs[0].outputs() for g in graphs):
         raise _structure_error("the list of outputs")
-    _same_constants(graphs)
+    fills = _constant_fills(graphs)
     sym_nodes = []
     for i, ns in enumerate(zip(*nodes)):
         n = ns[0]
@@ -161,4 +178,5 @@ def symbolic_graph(graphs, n0):
                                           node=v.node, index=v.index))
     g = graphs[0]
     return SimpleNamespace(nodes=lambda: sym_nodes, values=lambda: sym_values,
-                           tensors=g.tensors, inputs=g.inputs, outputs=g.outputs)
+                           tensors=g.tensors, inputs=g.inputs, outputs=g.outputs,
+                           dynamic_fills=fills)
