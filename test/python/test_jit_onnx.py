@@ -1,8 +1,6 @@
 """ember.onnx.export: the models of the issue (an MLP, the digits CNN, a
 TransformerEncoderLayer) and one small traced function per converted op, exported,
 checked by onnx.checker and run in onnxruntime against ember's own outputs."""
-import math
-
 import numpy as np
 import pytest
 
@@ -10,7 +8,8 @@ import ember
 import ember.nn as nn
 import ember.nn.functional as F
 
-onnx = pytest.importorskip("onnx", reason="ember.onnx tests need the onnx package (pip install onnx)")
+onnx = pytest.importorskip("onnx",
+                           reason="ember.onnx tests need the onnx package (pip install onnx)")
 ort = pytest.importorskip("onnxruntime",
                           reason="ember.onnx tests need onnxruntime (pip install onnxruntime)")
 
@@ -404,7 +403,8 @@ CASES = {
                       + (b.transpose(-1, -2) @ a.transpose(-1, -2)).sum(),
                       (_x(2, 3, 4), _x(2, 4, 3), _x(4))),
     "addmm": (lambda b, x, m: ember.addmm(b, x, m, beta=0.5, alpha=2), (_x(5), _x(3, 4), _x(4, 5))),
-    "mv_mm": (lambda x, m, v: ember.mm(x, m).sum(0) + ember.mv(m.t(), v), (_x(3, 4), _x(4, 5), _x(4))),
+    "mv_mm": (lambda x, m, v: ember.mm(x, m).sum(0) + ember.mv(m.t(), v),
+              (_x(3, 4), _x(4, 5), _x(4))),
     # convolution and pooling
     "conv_strided_dilated": (lambda x, w, b: F.conv2d(x, w, b, stride=(2, 1), padding=(1, 2),
                                                       dilation=(1, 2)),
@@ -420,7 +420,8 @@ CASES = {
     "batch_norm_functional": (lambda x, m, v: F.batch_norm(x, m, v), (_x(4, 3), _x(3), _pos(3))),
     "embedding": (lambda i, w: F.embedding(i, w), (ember.tensor([[0, 2], [4, 1]]), _x(5, 3))),
     "pad": (lambda x: F.pad(x, (1, 2, 0, 1), value=0.5).sum() + F.pad(x, (1, 2, 2, 1),
-            mode="reflect").sum() + F.pad(x, (1, 1, 0, 2), mode="replicate").sum(), (_x(1, 2, 4, 4),)),
+            mode="reflect").sum() + F.pad(x, (1, 1, 0, 2), mode="replicate").sum(),
+            (_x(1, 2, 4, 4),)),
     "group_norm": (lambda x, w, b: F.group_norm(x, 3, w, b) + F.group_norm(x, 2),
                    (_x(2, 6, 3, 3), _x(6), _x(6))),
     "interpolate_nearest": (lambda x: F.interpolate(x, size=(5, 7)).sum()
@@ -438,7 +439,8 @@ CASES = {
     "sum_mean_prod": (lambda x: x.sum((1, 2)) + x.mean(1).sum(1) + x.prod(2).sum(-1)
                       + x.sum(), (_x(2, 3, 4),)),
     "sum_int_and_bool": (lambda x: x.sum(1) + (x > 0).sum(1), (_ints(3, 4),)),
-    "amax_amin_logsumexp": (lambda x: x.amax((0, 2)) + x.amin(2).sum(0) + ember.logsumexp(x, 2).sum(0),
+    "amax_amin_logsumexp": (lambda x: x.amax((0, 2)) + x.amin(2).sum(0)
+                            + ember.logsumexp(x, 2).sum(0),
                             (_x(2, 3, 4),)),
     "any_all": (lambda x: (x > 0).any(1).int() + x.all(1).int(), (_ints(3, 4),)),
     "max_min_dim": (lambda x: ember.max(x, 1)[0] + ember.min(x, 1)[1].float(), (_x(3, 4),)),
@@ -455,7 +457,8 @@ CASES = {
                   (_x(3, 4), _x(3, 4))),
     "flip_tril_triu": (lambda x: x.flip(0, 1) + x.tril() + x.triu(1), (_x(4, 4),)),
     "gather_index": (lambda x, i: x.gather(1, i).sum() + x[:, _COLUMNS].sum()
-                     + x.index_select(0, _ROWS).sum(), (_x(3, 4), ember.tensor([[0, 3], [1, 1], [2, 0]]))),
+                     + x.index_select(0, _ROWS).sum(),
+                     (_x(3, 4), ember.tensor([[0, 3], [1, 1], [2, 0]]))),
     "masked_fill": (lambda x: x.masked_fill(x > 0, -1.5).masked_fill(x < -1, float("-inf"))
                     .clamp(min=-2), (_x(3, 4),)),
     "zeros_ones_to": (lambda x: ember.zeros(3, 4) + ember.ones_like(x) + x.to(ember.int32)

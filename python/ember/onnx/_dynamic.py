@@ -136,7 +136,8 @@ def _constant_fills(graphs):
         if kinds.get(name) != "constant":
             continue
         arrays = [ts[name].detach().cpu().numpy() for ts in tensors]
-        if all(a.shape == arrays[0].shape and np.array_equal(a, arrays[0], equal_nan=a.dtype.kind == "f")
+        nan_equal = arrays[0].dtype.kind == "f"
+        if all(a.shape == arrays[0].shape and np.array_equal(a, arrays[0], equal_nan=nan_equal)
                for a in arrays[1:]):
             continue
         values = [_uniform_value(a) for a in arrays]
@@ -173,7 +174,8 @@ def symbolic_graph(graphs, n0):
         if any((u.kind, u.name, u.dtype, len(u.sizes)) != (v.kind, v.name, v.dtype, len(v.sizes))
                for u in vs):
             raise _structure_error(f"value %{v.name or vid}")
-        sizes = tuple(_merge([list(u.sizes) for u in vs], n0, f"the shape of value %{v.name or vid}"))
+        where = f"the shape of value %{v.name or vid}"
+        sizes = tuple(_merge([list(u.sizes) for u in vs], n0, where))
         sym_values.append(SimpleNamespace(kind=v.kind, name=v.name, dtype=v.dtype, sizes=sizes,
                                           node=v.node, index=v.index))
     g = graphs[0]

@@ -437,7 +437,8 @@ def _param_or_fill(ctx, node, i, sizes, value):
     """Optional weight/bias input i, or a constant of the given sizes where left out."""
     if ctx.has_input(node, i):
         return ctx.input(node, i)
-    return ctx.const(np.full(ctx.static(sizes), value, dtype=numpy_dtype(ctx.dtype(node.inputs[0]))),
+    dtype = numpy_dtype(ctx.dtype(node.inputs[0]))
+    return ctx.const(np.full(ctx.static(sizes), value, dtype=dtype),
                      "ones" if value == 1 else "zeros")
 
 
