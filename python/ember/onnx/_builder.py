@@ -81,8 +81,7 @@ class ExportContext:
             self._lifted.add(vid)
             self._names[vid] = v.name
             if v.name in self._fills:  # one value at a size that follows the dynamic size
-                fill = numpy_helper.from_array(np.asarray([self._fills[v.name]]), "value")
-                self.emit("ConstantOfShape", [self.ints(v.sizes, "shape")], [v.name], value=fill)
+                self.filled(v.sizes, self._fills[v.name], v.name)
             else:
                 self._initializer(self._host_array(self.tensors[v.name]), v.name)
         name = self._names.get(vid)
@@ -223,6 +222,12 @@ class ExportContext:
         raise UnsupportedOperatorError(
             f"ember.onnx.export: {where}: its {what} follows the dynamic size, which this "
             f"conversion cannot compute at run time; export without dynamic_axes")
+
+    def filled(self, sizes, value, output):
+        """A tensor of sizes (computed where they follow the dynamic size) holding value,
+        a numpy scalar of the dtype wanted, written to output."""
+        fill = numpy_helper.from_array(np.asarray(value).reshape(1), "value")
+        self.emit("ConstantOfShape", [self.ints(sizes, "shape")], [output], value=fill)
 
     def scalar(self, value, dtype, hint="scalar"):
         """A 0-dim initializer of an ember dtype."""

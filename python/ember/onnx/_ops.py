@@ -93,10 +93,14 @@ def _reduce(ctx, op_type, x, axes, keepdim, outputs=None):
 
 def _constant_like(ctx, node, value):
     """A tensor of the output's sizes and dtype filled with value."""
-    fill = np.asarray([value], dtype=numpy_dtype(_out_dtype(ctx, node)))
-    from onnx import numpy_helper
-    ctx.emit("ConstantOfShape", [ctx.ints(_out_sizes(ctx, node), "shape")], [ctx.out(node)],
-             value=numpy_helper.from_array(fill, "value"))
+    fill = np.asarray(value, dtype=numpy_dtype(_out_dtype(ctx, node)))
+    ctx.filled(_out_sizes(ctx, node), fill, ctx.out(node))
+
+
+def _trunc(ctx, x, outputs=None):
+    """x rounded toward zero (ONNX has no Trunc): |x| floored, its sign restored."""
+    whole = ctx.emit("Floor", [ctx.emit("Abs", [x])])
+    return ctx.emit("Mul", [ctx.emit("Sign", [x]), whole], outputs)
 
 
 def _shaped(ctx, node, x):
@@ -125,9 +129,8 @@ def _rounding(ctx, node):
     x = _x(ctx, node)
     if not is_floating(_out_dtype(ctx, node)):  # integers are whole already
         ctx.emit("Identity", [x], [ctx.out(node)])
-    elif node.op == "trunc":  # ONNX has no Trunc: |x| floored, sign restored
-        ctx.emit("Mul", [ctx.emit("Sign", [x]), ctx.emit("Floor", [ctx.emit("Abs", [x])])],
-                 [ctx.out(node)])
+    elif node.op == "trunc":
+        _trunc(ctx, x, [ctx.out(node)])
     else:
         ctx.emit(_ROUNDING[node.op], [x], [ctx.out(node)])
 
@@ -278,10 +281,7 @@ def _div(ctx, node):
     # floor/trunc rounding: integers go through float64 (exact below 2**53).
     work = dt if is_floating(dt) else "float64"
     q = ctx.emit("Div", _operands(ctx, node, work))
-    if mode == "floor":
-        q = ctx.emit("Floor", [q])
-    else:
-        q = ctx.emit("Mul", [ctx.emit("Sign", [q]), ctx.emit("Floor", [ctx.emit("Abs", [q])])])
+    q = ctx.emit("Floor", [q]) if mode == "floor" else _trunc(ctx, q)
     ctx.emit("Cast", [q], [ctx.out(node)], to=onnx_type(dt))
 
 
