@@ -1,5 +1,8 @@
 // ember._C._jit: the tracer, traced modules and their graphs.
 // python/ember/jit/__init__.py builds ember.jit.trace / TracedModule / load on these.
+#include <algorithm>
+#include <chrono>
+
 #include "bindings.h"
 #include "jit/graph.h"
 #include "jit/passes.h"
@@ -130,6 +133,22 @@ void bind_jit(py::module_& m) {
          },
          py::arg("outputs"), py::arg("output_structure"));
   jm.def("_abort_trace", &jit::abort_trace);
+  // For bench/deploy_latency.py: the per-call time of forward in a C++ loop (no
+  // Python in between), as a deployed C++ program calls it: seconds, the best
+  // of `repeats` blocks of `iters` calls, with gradients off.
+  jm.def("_time_forward", [](const jit::Module& mod, const std::vector<Tensor>& inputs,
+                             int64_t iters, int64_t repeats) {
+        py::gil_scoped_release release;
+        NoGradGuard no_grad;
+        double best = 1e30;
+        for (int64_t r = 0; r < repeats; ++r) {
+          auto start = std::chrono::steady_clock::now();
+          for (int64_t i = 0; i < iters; ++i) mod.forward(inputs);
+          std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+          best = std::min(best, took.count() / static_cast<double>(iters));
+        }
+        return best;
+      }, py::arg("module"), py::arg("inputs"), py::arg("iters"), py::arg("repeats") = 5);
   jm.def("is_tracing", &jit::is_tracing);
 }
 
