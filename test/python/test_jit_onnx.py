@@ -338,6 +338,8 @@ def test_dynamic_axes_errors(tmp_path):
         ember.onnx.export(fn, x, path, dynamic_axes={"x": [2]})
     with pytest.raises(ValueError, match="one size"):
         ember.onnx.export(fn, x, path, dynamic_axes={"x": [0, 1]})
+    with pytest.raises(ValueError, match="output 'output' has no dim 2"):
+        ember.onnx.export(fn, x, path, dynamic_axes={"x": [0], "output": [0, 2]})
     with pytest.raises(ValueError, match="does not follow"):
         ember.onnx.export(lambda t: t.sum(0), x, path, dynamic_axes={"x": [0], "output": [0]})
     with pytest.raises(TypeError, match="TracedModule"):

@@ -92,7 +92,8 @@ def export(model, example_inputs, path, input_names=None, output_names=None, ops
     turn out to follow them.
 
     Raises UnsupportedOperatorError naming the op and the node for an op (or a use of an
-    op: dropout in training mode, a write through a view) that has no ONNX equivalent.
+    op: dropout in training mode, an in-place write read back through another view) that
+    has no ONNX equivalent.
     """
     try:
         import onnx
@@ -122,7 +123,11 @@ def export(model, example_inputs, path, input_names=None, output_names=None, ops
         graph = _dynamic_graph(model, graph, example_inputs, axes)
         values = graph.values()
         for k, d in axes.outputs:
-            if not isinstance(values[out_ids[k]].sizes[d], _dynamic.Affine):
+            sizes = values[out_ids[k]].sizes
+            if not -len(sizes) <= d < len(sizes):
+                raise ValueError(f"ember.onnx.export: dynamic_axes: output {out_names[k]!r} has "
+                                 f"no dim {d} (it has {len(sizes)})")
+            if not isinstance(sizes[d], _dynamic.Affine):
                 raise ValueError(f"ember.onnx.export: dynamic_axes names dim {d} of output "
                                  f"{out_names[k]!r}, which does not follow the dynamic size")
         dynamic_name, dynamic_source = axes.name, (in_names[axes.inputs[0][0]], axes.inputs[0][1])
