@@ -475,7 +475,8 @@ CASES = {
 }
 
 
+@pytest.mark.parametrize("opset", [17, 18])  # 18: Reduce* take their axes as an input
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_op(tmp_path, name):
+def test_op(tmp_path, name, opset):
     fn, inputs = CASES[name]
-    export_and_compare(fn, inputs, tmp_path, atol=1e-4)
+    export_and_compare(fn, inputs, tmp_path, atol=1e-4, opset_version=opset)
