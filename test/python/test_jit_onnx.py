@@ -462,6 +462,10 @@ CASES = {
     "gather_index": (lambda x, i: x.gather(1, i).sum() + x[:, _COLUMNS].sum()
                      + x.index_select(0, _ROWS).sum(),
                      (_x(3, 4), ember.tensor([[0, 3], [1, 1], [2, 0]]))),
+    "index_several": (lambda x, i, j, m: x[i, j] + x[:, i, j].sum(0).unsqueeze(-1)
+                      + x[i, :, j] * 2 + x[m].sum(),
+                      (_x(3, 4, 4), ember.tensor([[0], [2]]), ember.tensor([1, 3, -1]),
+                       ember.tensor([True, False, True]))),
     "masked_fill": (lambda x: x.masked_fill(x > 0, -1.5).masked_fill(x < -1, float("-inf"))
                     .clamp(min=-2), (_x(3, 4),)),
     "zeros_ones_to": (lambda x: ember.zeros(3, 4) + ember.ones_like(x) + x.to(ember.int32)

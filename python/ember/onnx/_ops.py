@@ -801,13 +801,30 @@ def _take(ctx, node):
 
 @converts("index")
 def _index(ctx, node):
-    # x[..., idx, ...] with one integer index tensor is a Gather on that dim; several
-    # index tensors (they broadcast together) or a bool mask are not converted.
+    # One int64 index per dim (left out: the whole dim), already broadcast to one shape
+    # (ember turned masks into nonzero() indices). One index is a Gather on its dim.
     dims = [i - 1 for i in range(1, len(node.inputs)) if node.inputs[i] != -1]
-    if len(dims) != 1 or ctx.dtype(node.inputs[dims[0] + 1]) == "bool":
-        ctx.fail(node, "only indexing with one integer tensor is converted")
-    ctx.emit("Gather", [ctx.input(node, 0), ctx.input(node, dims[0] + 1)], [ctx.out(node)],
-             axis=dims[0])
+    x = ctx.input(node, 0)
+    if len(dims) == 1:
+        return ctx.emit("Gather", [x, ctx.input(node, dims[0] + 1)], [ctx.out(node)],
+                        axis=dims[0])
+    # Several: the indexed dims moved to the front, one GatherND over their stacked
+    # indices; its result has the index shape first, then the other dims.
+    ndim, index_ndim = _ndim(ctx, node), len(ctx.sizes(node.inputs[dims[0] + 1]))
+    rest = [d for d in range(ndim) if d not in dims]
+    if dims + rest != list(range(ndim)):
+        x = ctx.emit("Transpose", [x], perm=dims + rest)
+    last = ctx.ints([-1], "axes")
+    columns = [ctx.emit("Unsqueeze", [ctx.input(node, d + 1), last]) for d in dims]
+    picked = ctx.emit("GatherND", [x, ctx.emit("Concat", columns, axis=-1)])
+    first = dims[0]
+    if first == 0 or dims != list(range(first, first + len(dims))):
+        return ctx.emit("Identity", [picked], [ctx.out(node)])
+    # Adjacent indexed dims keep their place (PyTorch's rule): the leading dims go first.
+    leading = [index_ndim + i for i in range(first)]
+    trailing = list(range(index_ndim + first, index_ndim + len(rest)))
+    ctx.emit("Transpose", [picked], [ctx.out(node)],
+             perm=leading + list(range(index_ndim)) + trailing)
 
 
 @converts("masked_fill_")
