@@ -328,6 +328,17 @@ def test_dynamic_batch_lstm(tmp_path):
     run_at_sizes(tmp_path / "model.onnx", lstm, make, ["x"], [1, 5])
 
 
+def test_dynamic_statistics_over_the_batch(tmp_path):
+    # var/std divide by the number of reduced elements: computed from the batch size.
+    def fn(x):
+        return x.var(0) + x.std((0, 1), correction=0) + x.mean(0)
+
+    def make(n):
+        return (ember.randn(n, 3, 2),)
+    export_and_compare(fn, make(3), tmp_path, dynamic_axes={"x": [0]})
+    run_at_sizes(tmp_path / "model.onnx", fn, make, ["x"], [2, 7])
+
+
 def test_dynamic_axes_errors(tmp_path):
     x = ember.randn(3, 4)
     path = tmp_path / "m.onnx"
@@ -348,7 +359,9 @@ def test_dynamic_axes_errors(tmp_path):
         ember.onnx.export(lambda t: t + ember.arange(t.shape[0]).unsqueeze(1), x, path,
                           dynamic_axes={"x": [0]})
     with pytest.raises(ember.onnx.UnsupportedOperatorError, match="follows the dynamic size"):
-        ember.onnx.export(lambda t: t.var(0), x, path, dynamic_axes={"x": [0]})
+        # the pooling window would follow the batch
+        ember.onnx.export(lambda t: F.adaptive_avg_pool2d(t[None, None], (1, 2)), x, path,
+                          dynamic_axes={"x": [0]})
     assert not path.exists()
 
 

@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from ._dtypes import common_dtype, is_floating, numpy_dtype, onnx_type
+from ._dynamic import has_affine
 
 CONVERTERS = {}
 
@@ -588,16 +589,25 @@ def _argmax(ctx, node):
     ctx.emit("Reshape", [index, ctx.ints(_out_sizes(ctx, node), "shape")], [ctx.out(node)])
 
 
+def _denominator(ctx, node, reduced, correction):
+    """max(n - correction, 0) for n the number of reduced elements, as a 0-dim constant,
+    or computed where a reduced size follows the dynamic size."""
+    if not has_affine(reduced):
+        return _k(ctx, node, float(max(int(np.prod(reduced)) - correction, 0)))
+    count = ctx.emit("Cast", [ctx.emit("ReduceProd", [ctx.ints(reduced)], keepdims=0)],
+                     to=onnx_type(_out_dtype(ctx, node)))
+    return ctx.emit("Max", [ctx.emit("Sub", [count, _k(ctx, node, correction)]), _k(ctx, node, 0)])
+
+
 def _moments(ctx, node, with_mean):
     """(variance, mean or None) of input 0 over the node's dims (var/std/var_mean/std_mean)."""
     dims, correction, keepdim = node.attrs
     x, sizes = ctx.input(node, 0), ctx.sizes(node.inputs[0])
-    count = int(np.prod(ctx.static([sizes[d] for d in dims], "reduced size")))
     mean = _reduce(ctx, "ReduceMean", x, list(dims), True)
     dev = ctx.emit("Sub", [x, mean])
     ss = _reduce(ctx, "ReduceSum", ctx.emit("Mul", [dev, dev]), list(dims), keepdim)
     # n <= correction divides by zero: inf or nan, as ember.
-    var = ctx.emit("Div", [ss, _k(ctx, node, float(max(count - correction, 0)))])
+    var = ctx.emit("Div", [ss, _denominator(ctx, node, [sizes[d] for d in dims], correction)])
     if not with_mean:
         return var, None
     return var, mean if keepdim else _reduce(ctx, "ReduceMean", x, list(dims), False)
