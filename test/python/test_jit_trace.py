@@ -29,8 +29,8 @@ def test_graph_names_parameters_and_prints_ssa():
                      "2.weight": "parameter", "2.bias": "parameter"}
     text = str(traced.graph)
     assert text.startswith("graph(%x : Float(2, 6),")
-    assert "%0.weight : Float(5, 6)" in text
-    assert "= relu(" in text and "= addmm(%0.bias, %x," in text
+    assert "%self.0.weight : Float(5, 6)" in text
+    assert "= relu(" in text and "= addmm(%self.0.bias, %x," in text
     assert text.rstrip().splitlines()[-1].strip().startswith("return (%")
     assert sorted(dict(traced.named_parameters())) == ["0.bias", "0.weight", "2.bias", "2.weight"]
 
