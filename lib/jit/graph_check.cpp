@@ -192,7 +192,7 @@ class GraphChecker {
                  static_cast<uint64_t>(j->get<int64_t>()) >= g_.outputs.size()) {
         fail(what, " ", serialize::printable(g_.output_structure.substr(0, 200)),
              " must nest lists of indices into the graph's ", g_.outputs.size(),
-             " outputs, but holds ", serialize::printable(j->dump()));
+             " outputs, but holds ", serialize::excerpt(*j));
       }
     }
   }

@@ -130,7 +130,7 @@ class GraphReader {
     if (j.is_number_unsigned() &&
         j.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
       return static_cast<int64_t>(j.get<uint64_t>());
-    fail(where, "must be a 64-bit integer, got ", serialize::printable(j.dump()));
+    fail(where, "must be a 64-bit integer, got ", serialize::excerpt(j));
   }
   int32_t int32(const Json& j, const std::string& where) const {
     int64_t v = integer(j, where);
@@ -165,7 +165,7 @@ class GraphReader {
     if (j == "-inf") return -std::numeric_limits<double>::infinity();
     if (j == "nan") return std::numeric_limits<double>::quiet_NaN();
     fail(where, "must be a number or one of \"inf\", \"-inf\", \"nan\", got ",
-         serialize::printable(j.dump()));
+         serialize::excerpt(j));
   }
   // Only the names graph_to_json writes ("float32", not the alias "float").
   DType dtype(const Json& j, const std::string& where) const {
@@ -221,7 +221,7 @@ class GraphReader {
 
   Attr attr(const Json& j, const std::string& where) const {
     if (!j.is_array() || j.empty() || !j[0].is_string())
-      fail(where, "must be a JSON array [kind, value], got ", serialize::printable(j.dump()));
+      fail(where, "must be a JSON array [kind, value], got ", serialize::excerpt(j));
     const std::string kind = j[0].get<std::string>();
     if (kind == "none") {
       if (j.size() != 1) fail(where, "[\"none\"] takes no value");

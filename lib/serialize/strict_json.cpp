@@ -23,6 +23,12 @@ std::string printable(std::string_view text) {
   return out;
 }
 
+std::string excerpt(const Json& j, size_t max_chars) {
+  std::string text = j.dump();
+  if (text.size() <= max_chars) return printable(text);
+  return printable(text.substr(0, max_chars)) + "...";
+}
+
 Json parse_strict_json(std::string_view text, const JsonLimits& limits, const std::string& context,
                        const std::string& subject) {
   auto fail = [&](const auto&... what) {

@@ -31,4 +31,8 @@ Json parse_strict_json(std::string_view text, const JsonLimits& limits, const st
 // error messages must be (Python decodes them as UTF-8).
 std::string printable(std::string_view text);
 
+// A JSON value as an error message quotes it: printable, and cut after
+// max_chars (a hostile file's value may be megabytes long).
+std::string excerpt(const Json& j, size_t max_chars = 80);
+
 }  // namespace ember::serialize
