@@ -28,3 +28,4 @@
 #include "ember/data.h"
 #include "ember/optim.h"
 #include "ember/nn.h"
+#include "ember/jit.h"
