@@ -53,7 +53,8 @@ Json value_json(const Value& v) {
           {"dtype", dtype_name(v.dtype)},
           {"sizes", ints_json(v.sizes)},
           {"node", v.node},
-          {"index", v.index}};
+          {"index", v.index},
+          {"wrapped_number", v.wrapped_number}};
 }
 
 Json node_json(const Node& n) {
@@ -187,7 +188,7 @@ class GraphReader {
   }
 
   Value read_value(const Json& j, const std::string& where) const {
-    expect_fields(j, {"kind", "name", "dtype", "sizes", "node", "index"}, where);
+    expect_fields(j, {"kind", "name", "dtype", "sizes", "node", "index", "wrapped_number"}, where);
     Value v;
     std::string kind = string(field(j, "kind", where), where + " \"kind\"");
     bool known = false;
@@ -201,6 +202,7 @@ class GraphReader {
     v.sizes = int_list(field(j, "sizes", where), where + " \"sizes\"");
     v.node = int32(field(j, "node", where), where + " \"node\"");
     v.index = int32(field(j, "index", where), where + " \"index\"");
+    v.wrapped_number = boolean(field(j, "wrapped_number", where), where + " \"wrapped_number\"");
     return v;
   }
 

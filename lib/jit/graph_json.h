@@ -2,7 +2,8 @@
 // Module::save writes into the file's metadata and jit::load reads back.
 //
 //   {"values": [{"kind": "input"|"parameter"|"constant"|"node", "name": str,
-//                "dtype": "float32", "sizes": [..], "node": int, "index": int}, ...],
+//                "dtype": "float32", "sizes": [..], "node": int, "index": int,
+//                "wrapped_number": bool}, ...],
 //    "nodes": [{"op": "addmm", "inputs": [ids], "attrs": [attr...], "preset": [ids],
 //               "outputs": [ids]}, ...],
 //    "inputs": [ids], "outputs": [ids], "output_structure": "0"}

@@ -69,8 +69,13 @@ Graph read_model(const serialize::ByteSource& source, std::optional<Device> map_
   for (auto& [name, tensor] : contents.tensors)
     graph.tensors.emplace(std::move(name), std::move(tensor));
   check_graph(graph, context);
-  if (map_location)
-    for (auto& [name, tensor] : graph.tensors) tensor = tensor.to(*map_location);
+  for (const Value& v : graph.values) {
+    if (v.kind != ValueKind::Parameter && v.kind != ValueKind::Constant) continue;
+    Tensor& t = graph.tensors.at(v.name);
+    if (map_location) t = t.to(*map_location);
+    // A number the trace wrapped as a tensor promotes types as a number (graph.h).
+    t.impl()->is_wrapped_number = v.wrapped_number;
+  }
   return graph;
 }
 

@@ -84,7 +84,8 @@ inline std::vector<Attr> tricky_attrs() {
 }
 
 // The other features of the IR: an in-place node (preset), a left-out input,
-// constants of several dtypes (one unused), several outputs in a nested result.
+// constants of several dtypes (one unused, one a wrapped number), several
+// outputs in a nested result.
 // Values: 0 x, 1 w, 2 c0, 3 c1, 4 c2, 5 relu, 6 add_, 7 mm.
 inline Graph feature_graph() {
   ensure_invokers();
@@ -94,6 +95,7 @@ inline Graph feature_graph() {
   g.add_value(make_value(ValueKind::Constant, "c0", kInt64, {3}));
   g.add_value(make_value(ValueKind::Constant, "c1", kBool, {2}));
   g.add_value(make_value(ValueKind::Constant, "c2", kFloat16, {}));
+  g.values.back().wrapped_number = true;
   g.inputs = {x};
   ValueId r = g.nodes[g.add_node(OpId::relu, {x}, {}, {}, 1)].outputs[0];
   ValueId r2 = g.nodes[g.add_node(OpId::add, {r, x}, {Attr(Scalar(0.5))}, {r}, 1)].outputs[0];

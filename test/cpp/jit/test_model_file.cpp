@@ -49,7 +49,7 @@ void require_same_graph(const Graph& a, const Graph& b) {
   for (size_t i = 0; i < a.values.size(); ++i) {
     const Value &u = a.values[i], &v = b.values[i];
     CHECK((u.kind == v.kind && u.name == v.name && u.node == v.node && u.index == v.index &&
-           u.dtype == v.dtype && u.sizes == v.sizes));
+           u.dtype == v.dtype && u.sizes == v.sizes && u.wrapped_number == v.wrapped_number));
   }
   REQUIRE(a.nodes.size() == b.nodes.size());
   for (size_t i = 0; i < a.nodes.size(); ++i) {
@@ -179,6 +179,8 @@ TEST_CASE("in-place nodes, left-out inputs, constants of every dtype and nested 
   Graph g = ember::test::feature_graph();
   Graph back = read_bytes(model_bytes(g));
   require_same_graph(g, back);
+  CHECK(back.tensors.at("c2").impl()->is_wrapped_number);
+  CHECK_FALSE(back.tensors.at("c1").impl()->is_wrapped_number);
 }
 
 TEST_CASE("a failed save leaves the target untouched and no temporary file", "[jit]") {
@@ -393,4 +395,25 @@ TEST_CASE("check_graph accepts the graphs it is given to save", "[jit]") {
   CHECK_NOTHROW(check_graph(g, "test"));
   g.values[3].dtype = static_cast<DType>(200);  // corrupt memory, not a file
   CHECK_THROWS_WITH(check_graph(g, "test"), Contains("value 3 has an invalid dtype"));
+}
+
+TEST_CASE("jit::Module::save and jit::load: a traced function runs the same after the reload",
+          "[jit]") {
+  ember::test::ensure_invokers();
+  TempDir dir;
+  Tensor w = randn({3, 4}), b = randn({4});
+  auto fn = [&](const std::vector<Tensor>& in) -> std::vector<Tensor> {
+    return {relu(add(mm(in[0], w), b))};
+  };
+  Tensor x = randn({2, 3});
+  jit::Module traced = jit::trace(fn, {x}, {{"fc.weight", w}, {"fc.bias", b}});
+  traced.save(dir.file("m.ember"));
+  jit::Module loaded = jit::load(dir.file("m.ember"));
+  CHECK(loaded.graph_str() == traced.graph_str());
+  CHECK(loaded.named_parameters().size() == 2);
+  Tensor x2 = randn({5, 3});
+  CHECK(same_bytes(loaded(x2), fn({x2})[0]));
+  CHECK(same_bytes(jit::load(dir.file("m.ember"), kCPU).forward({x2})[0], fn({x2})[0]));
+  CHECK_THROWS_WITH(jit::Module().save(dir.file("e.ember")), Contains("empty"));
+  CHECK_THROWS_WITH(jit::load(dir.file("nothing.ember")), Contains("nothing.ember"));
 }
