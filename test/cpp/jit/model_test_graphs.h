@@ -41,15 +41,28 @@ inline Value make_value(ValueKind kind, std::string name, DType dtype, DimVector
   return v;
 }
 
+// A graph with one input "x" (value 0) and nothing else yet.
+inline Graph graph_of_input(DimVector sizes) {
+  ensure_invokers();
+  Graph g;
+  g.inputs = {g.add_value(make_value(ValueKind::Input, "x", kFloat32, std::move(sizes)))};
+  return g;
+}
+
+// Adds a parameter or constant value with its tensor.
+inline ValueId add_weight(Graph& g, ValueKind kind, const std::string& name, const Tensor& t) {
+  g.tensors[name] = t;
+  return g.add_value(make_value(kind, name, t.dtype(), t.sizes()));
+}
+
 // relu(x @ fc.weight + fc.bias): an MLP layer. Values: 0 x, 1 fc.weight,
 // 2 fc.bias, 3 mm, 4 add, 5 relu. Nodes: 0 mm, 1 add, 2 relu.
 inline Graph mlp_graph() {
-  ensure_invokers();
-  Graph g;
-  ValueId x = g.add_value(make_value(ValueKind::Input, "x", kFloat32, {2, 3}));
-  ValueId w = g.add_value(make_value(ValueKind::Parameter, "fc.weight", kFloat32, {3, 4}));
-  ValueId b = g.add_value(make_value(ValueKind::Parameter, "fc.bias", kFloat32, {4}));
-  g.inputs = {x};
+  Graph g = graph_of_input({2, 3});
+  ValueId x = g.inputs[0];
+  ValueId w = add_weight(g, ValueKind::Parameter, "fc.weight",
+                         arange(12, kFloat32).reshape({3, 4}).sub(5.0));
+  ValueId b = add_weight(g, ValueKind::Parameter, "fc.bias", full({4}, 0.25, kFloat32));
   auto output = [&](int32_t node) {
     ValueId v = g.nodes[node].outputs[0];
     g.values[v].sizes = {2, 4};
@@ -60,8 +73,6 @@ inline Graph mlp_graph() {
   ValueId y = output(g.add_node(OpId::relu, {s}, {}, {}, 1));
   g.outputs = {y};
   g.output_structure = "0";
-  g.tensors["fc.weight"] = arange(12, kFloat32).reshape({3, 4}).sub(5.0);
-  g.tensors["fc.bias"] = full({4}, 0.25, kFloat32);
   return g;
 }
 
@@ -88,15 +99,12 @@ inline std::vector<Attr> tricky_attrs() {
 // outputs in a nested result.
 // Values: 0 x, 1 w, 2 c0, 3 c1, 4 c2, 5 relu, 6 add_, 7 mm.
 inline Graph feature_graph() {
-  ensure_invokers();
-  Graph g;
-  ValueId x = g.add_value(make_value(ValueKind::Input, "x", kFloat32, {2, 4}));
-  ValueId w = g.add_value(make_value(ValueKind::Parameter, "w", kFloat32, {4, 3}));
-  g.add_value(make_value(ValueKind::Constant, "c0", kInt64, {3}));
-  g.add_value(make_value(ValueKind::Constant, "c1", kBool, {2}));
-  g.add_value(make_value(ValueKind::Constant, "c2", kFloat16, {}));
-  g.values.back().wrapped_number = true;
-  g.inputs = {x};
+  Graph g = graph_of_input({2, 4});
+  ValueId x = g.inputs[0];
+  ValueId w = add_weight(g, ValueKind::Parameter, "w", arange(12, kFloat32).reshape({4, 3}).div(7.0));
+  add_weight(g, ValueKind::Constant, "c0", arange(3, kInt64).sub(int64_t{1} << 40));
+  add_weight(g, ValueKind::Constant, "c1", full({2}, true, kBool));
+  g.values[add_weight(g, ValueKind::Constant, "c2", full({}, -2.5, kFloat16))].wrapped_number = true;
   ValueId r = g.nodes[g.add_node(OpId::relu, {x}, {}, {}, 1)].outputs[0];
   ValueId r2 = g.nodes[g.add_node(OpId::add, {r, x}, {Attr(Scalar(0.5))}, {r}, 1)].outputs[0];
   ValueId m = g.nodes[g.add_node(OpId::mm, {r2, w, jit::kNoValue}, {}, {}, 1)].outputs[0];
@@ -104,10 +112,6 @@ inline Graph feature_graph() {
   g.values[m].sizes = {2, 3};
   g.outputs = {r2, m};
   g.output_structure = "[1, [0, 1]]";
-  g.tensors["w"] = arange(12, kFloat32).reshape({4, 3}).div(7.0);
-  g.tensors["c0"] = arange(3, kInt64).sub(int64_t{1} << 40);
-  g.tensors["c1"] = full({2}, true, kBool);
-  g.tensors["c2"] = full({}, -2.5, kFloat16);
   return g;
 }
 
