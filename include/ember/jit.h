@@ -21,7 +21,8 @@
 
 namespace ember::jit {
 
-struct Graph;  // lib/jit/graph.h
+struct Graph;    // lib/jit/graph.h
+struct RunPlan;  // lib/jit/interpreter.h
 
 // The names of a traced module's parameters and buffers, for trace(): a tensor
 // listed here becomes a named value of the graph (saved under that name), any
@@ -55,6 +56,9 @@ class Module {
  private:
   std::shared_ptr<Graph> graph_;
   Device device_ = kCPU;
+  // Worked out on the first forward; dropped when the graph is handed out for
+  // editing (graph()), so a pass never leaves a stale one.
+  mutable std::shared_ptr<const RunPlan> plan_;
 };
 
 // Reads a model file (checked in full before anything runs); map_location moves

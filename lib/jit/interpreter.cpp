@@ -9,8 +9,10 @@ namespace {
 
 Tensor& slot(std::vector<Tensor>& env, ValueId v) { return env[static_cast<size_t>(v)]; }
 
+}  // namespace
+
 // For each node, the values whose last use it is (graph outputs are never freed).
-std::vector<std::vector<ValueId>> last_uses(const Graph& g) {
+RunPlan make_run_plan(const Graph& g) {
   std::vector<int32_t> last(g.values.size(), -1);
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     for (ValueId v : g.nodes[n].inputs)
@@ -18,15 +20,21 @@ std::vector<std::vector<ValueId>> last_uses(const Graph& g) {
     for (ValueId v : g.nodes[n].preset) last[static_cast<size_t>(v)] = static_cast<int32_t>(n);
   }
   for (ValueId v : g.outputs) last[static_cast<size_t>(v)] = -1;
-  std::vector<std::vector<ValueId>> frees(g.nodes.size());
+  RunPlan plan;
+  plan.release_after.resize(g.nodes.size());
   for (size_t v = 0; v < last.size(); ++v)
-    if (last[v] >= 0) frees[static_cast<size_t>(last[v])].push_back(static_cast<ValueId>(v));
-  return frees;
+    if (last[v] >= 0)
+      plan.release_after[static_cast<size_t>(last[v])].push_back(static_cast<ValueId>(v));
+  return plan;
 }
 
-}  // namespace
-
 std::vector<Tensor> run_graph(const Graph& g, const std::vector<Tensor>& inputs, Device device) {
+  return run_graph(g, inputs, device, make_run_plan(g));
+}
+
+std::vector<Tensor> run_graph(const Graph& g, const std::vector<Tensor>& inputs, Device device,
+                              const RunPlan& plan) {
+  EMBER_CHECK(plan.release_after.size() == g.nodes.size(), "traced module: stale run plan");
   EMBER_CHECK(inputs.size() == g.inputs.size(), "traced module: forward expected ",
               g.inputs.size(), " input tensor(s), but got ", inputs.size());
   std::vector<Tensor> env(g.values.size());
@@ -42,7 +50,6 @@ std::vector<Tensor> run_graph(const Graph& g, const std::vector<Tensor>& inputs,
                 val.kind == ValueKind::Parameter ? "parameter" : "constant", " '", val.name, "'");
     env[v] = it->second;
   }
-  std::vector<std::vector<ValueId>> frees = last_uses(g);
   std::vector<Tensor> args, preset;
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     const Node& node = g.nodes[n];
@@ -58,7 +65,7 @@ std::vector<Tensor> run_graph(const Graph& g, const std::vector<Tensor>& inputs,
       a.fail(detail::str("produced ", outs.size(), " outputs, but the graph expects ",
                          node.outputs.size()));
     for (size_t i = 0; i < outs.size(); ++i) slot(env, node.outputs[i]) = std::move(outs[i]);
-    for (ValueId v : frees[n]) slot(env, v) = Tensor();
+    for (ValueId v : plan.release_after[n]) slot(env, v) = Tensor();
   }
   std::vector<Tensor> result;
   result.reserve(g.outputs.size());

@@ -9,7 +9,16 @@
 
 namespace ember::jit {
 
+// What a run needs beyond the graph, worked out once per graph: where each
+// value is released (after its last use). jit::Module keeps one per graph.
+struct RunPlan {
+  std::vector<std::vector<ValueId>> release_after;  // per node
+};
+RunPlan make_run_plan(const Graph& graph);
+
 // `device` is where ops without tensor inputs put their results (the module's).
+std::vector<Tensor> run_graph(const Graph& graph, const std::vector<Tensor>& inputs,
+                              Device device, const RunPlan& plan);
 std::vector<Tensor> run_graph(const Graph& graph, const std::vector<Tensor>& inputs,
                               Device device);
 

@@ -2,6 +2,8 @@
 // C++ trace(). Saving and loading are in lib/jit/model_io.cpp.
 #include "ember/jit.h"
 
+#include <atomic>
+
 #include "jit/interpreter.h"
 #include "jit/tracer.h"
 
@@ -20,11 +22,17 @@ const Graph& Module::graph() const {
 }
 Graph& Module::graph() {
   EMBER_CHECK(graph_, "jit::Module: the module is empty (default-constructed)");
+  std::atomic_store(&plan_, std::shared_ptr<const RunPlan>());
   return *graph_;
 }
 
 std::vector<Tensor> Module::forward(const std::vector<Tensor>& inputs) const {
-  return run_graph(graph(), inputs, device_);
+  std::shared_ptr<const RunPlan> plan = std::atomic_load(&plan_);
+  if (!plan) {
+    plan = std::make_shared<const RunPlan>(make_run_plan(graph()));
+    std::atomic_store(&plan_, plan);
+  }
+  return run_graph(graph(), inputs, device_, *plan);
 }
 
 Tensor Module::operator()(const Tensor& input) const {

@@ -62,6 +62,8 @@ class TracedModule:
         self._c = c_module
         self._name = name
         self.training = False
+        structure = c_module.graph.output_structure
+        self._structure = json.loads(structure) if structure else 0
 
     @property
     def graph(self):
@@ -73,9 +75,7 @@ class TracedModule:
         return str(self._c.graph)
 
     def forward(self, *inputs):
-        outputs = self._c.forward(list(inputs))
-        structure = self._c.graph.output_structure
-        return _unflatten(json.loads(structure) if structure else 0, outputs)
+        return _unflatten(self._structure, self._c.forward(list(inputs)))
 
     __call__ = forward
 
