@@ -1,6 +1,8 @@
 # make demo   set up everything on a fresh machine, build, run the main example (examples/train_digits.py)
 # make test   set up everything, build, run the C++ (ctest) and Python (pytest) tests
 # make bench  also installs PyTorch, runs bench/ side by side and rewrites docs/PERF.md
+# make fuzz   builds the model-file fuzz harness with clang (ASan, UBSan, libFuzzer) and runs it
+#             for FUZZ_SECONDS (docs/RELIABILITY.md); not part of make test
 SHELL := /bin/bash
 BUILD ?= build
 VENV ?= .venv
@@ -9,7 +11,7 @@ JOBS ?= $(shell nproc)
 APT_PACKAGES := cmake ninja-build g++ ccache libopenblas-dev libdnnl-dev catch2 nlohmann-json3-dev python3-venv
 CMAKE_FLAGS ?=
 
-.PHONY: all deps venv build test test-cpp test-python demo bench clean
+.PHONY: all deps venv build test test-cpp test-python demo bench fuzz clean
 
 all: build
 
@@ -48,6 +50,24 @@ demo: build
 bench: build
 	$(PY) -m pip install -q torch
 	PYTHONPATH=python $(PY) bench/run_all.py --write docs/PERF.md
+
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 600
+FUZZ_CXX ?= clang++-14
+FUZZ_JOBS ?= $(JOBS)
+fuzz:
+	cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=$(FUZZ_CXX) \
+	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
+	  -DEMBER_FUZZ=ON -DEMBER_CUDA=OFF -DEMBER_BUILD_PYTHON=OFF \
+	  -DEMBER_BUILD_TESTS=OFF -DEMBER_BUILD_EXAMPLES=OFF
+	cmake --build $(FUZZ_BUILD) -j $(FUZZ_JOBS) --target fuzz_model_file make_fuzz_corpus
+	mkdir -p $(FUZZ_BUILD)/seeds $(FUZZ_BUILD)/corpus $(FUZZ_BUILD)/artifacts
+	$(FUZZ_BUILD)/make_fuzz_corpus $(FUZZ_BUILD)/seeds
+	ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  $(FUZZ_BUILD)/fuzz_model_file -max_total_time=$(FUZZ_SECONDS) \
+	  -timeout=10 -rss_limit_mb=4096 -max_len=65536 -dict=test/fuzz/model_file.dict \
+	  -artifact_prefix=$(FUZZ_BUILD)/artifacts/ -print_final_stats=1 \
+	  $(FUZZ_BUILD)/corpus $(FUZZ_BUILD)/seeds
 
 clean:
 	rm -rf $(BUILD) python/ember/_C*.so

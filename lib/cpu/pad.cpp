@@ -31,7 +31,10 @@ void pad_rows(const Tensor& x, const Tensor& out, const std::vector<std::vector<
   const int64_t nd = out.dim();
   const int64_t inner = out.size(nd - 1), rows = out.numel() / std::max<int64_t>(inner, 1);
   const std::vector<int64_t>& last = maps[nd - 1];
-  const auto [lo, hi] = interior(last, last_left);
+  // Plain variables, not a structured binding: the row lambda below captures
+  // them, which clang accepts only from version 16 (the fuzz build uses 14).
+  const std::pair<int64_t, int64_t> span = interior(last, last_left);
+  const int64_t lo = span.first, hi = span.second;
   const int64_t last_stride = x.stride(nd - 1);
   const Bits* src = static_cast<const Bits*>(x.data_ptr());
   Bits* dst = static_cast<Bits*>(out.data_ptr());

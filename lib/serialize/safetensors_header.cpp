@@ -1,19 +1,15 @@
 // The JSON header of a safetensors file (safetensors.h): dtype names, parsing with
 // every check the format asks for, and formatting.
 #include <algorithm>
-#include <cstdio>
 #include <limits>
-#include <nlohmann/json.hpp>
 #include <optional>
-#include <set>
 
 #include "serialize/safetensors.h"
+#include "serialize/strict_json.h"
 
 namespace ember::serialize {
 
 namespace {
-
-using Json = nlohmann::ordered_json;  // keeps the header's order of tensors
 
 constexpr const char* kMetadataKey = "__metadata__";
 
@@ -26,54 +22,10 @@ constexpr DTypeName kDTypeNames[] = {
     {kInt32, "I32"},   {kInt16, "I16"},   {kInt8, "I8"},     {kUInt8, "U8"},      {kBool, "BOOL"},
 };
 
-// nlohmann's messages quote the bytes it read, which may not be UTF-8 (or text):
-// escape them so that the message itself is (Python decodes it as UTF-8).
-std::string printable(std::string_view text) {
-  std::string out;
-  for (unsigned char c : text) {
-    if (c >= 0x20 && c < 0x7f) {
-      out += static_cast<char>(c);
-    } else {
-      char hex[5];
-      std::snprintf(hex, sizeof hex, "\\x%02x", c);
-      out += hex;
-    }
-  }
-  return out;
-}
-
-// Parses the JSON text, refusing what nlohmann would otherwise accept quietly:
-// a key twice in one object (it keeps the last) and nesting deeper than the
-// format's three levels (root object, tensor entry, shape array).
+// The format's JSON has three levels (root object, tensor entry, shape array).
 Json parse_json(std::string_view text, const std::string& source) {
-  std::vector<std::set<std::string>> keys_of_open_objects;
-  auto check = [&](int depth, Json::parse_event_t event, Json& parsed) {
-    switch (event) {
-      case Json::parse_event_t::object_start:
-        keys_of_open_objects.emplace_back();
-        [[fallthrough]];
-      case Json::parse_event_t::array_start:
-        if (depth > 2) bad_file(source, "the header nests objects or arrays too deeply");
-        break;
-      case Json::parse_event_t::object_end:
-        keys_of_open_objects.pop_back();
-        break;
-      case Json::parse_event_t::key: {
-        const auto& key = parsed.get_ref<const std::string&>();
-        if (!keys_of_open_objects.back().insert(key).second)
-          bad_file(source, "the header has the key '", key, "' twice in one object");
-        break;
-      }
-      default:
-        break;
-    }
-    return true;
-  };
-  try {
-    return Json::parse(text.begin(), text.end(), check);
-  } catch (const Json::exception& e) {
-    bad_file(source, "the header is not valid JSON (", printable(e.what()), ")");
-  }
+  return parse_strict_json(text, JsonLimits{2, kMaxHeaderBytes},
+                           detail::str("cannot load ", source, " as safetensors"), "the header");
 }
 
 // A JSON number that is an integer in [0, limit].

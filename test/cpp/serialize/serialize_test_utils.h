@@ -1,13 +1,17 @@
-// Helpers of the serialize tests: a temporary directory, whole-file reads and writes.
+// Helpers of the serialize and model-file tests: a temporary directory, whole-file
+// reads and writes, tensor comparison byte for byte.
 #pragma once
 #include <stdlib.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
 #include <vector>
+
+#include "ember/tensor.h"
 
 namespace ember::test {
 
@@ -42,6 +46,13 @@ inline std::string read_file(const std::string& path) {
 
 inline void write_file(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
+}
+
+// Same dtype, shape and bytes (so NaNs and -0.0 compare too).
+inline bool same_bytes(const Tensor& a, const Tensor& b) {
+  if (a.dtype() != b.dtype() || a.sizes() != b.sizes()) return false;
+  Tensor ca = a.contiguous(), cb = b.contiguous();
+  return std::memcmp(ca.data_ptr(), cb.data_ptr(), static_cast<size_t>(ca.nbytes())) == 0;
 }
 
 }  // namespace ember::test

@@ -8,16 +8,10 @@
 #include "serialize_test_utils.h"
 
 using namespace ember;
+using ember::test::same_bytes;
 using ember::test::TempDir;
 
 namespace {
-
-// Same dtype, shape and bytes (so NaNs and -0.0 compare too).
-bool same_bytes(const Tensor& a, const Tensor& b) {
-  if (a.dtype() != b.dtype() || a.sizes() != b.sizes()) return false;
-  Tensor ca = a.contiguous(), cb = b.contiguous();
-  return std::memcmp(ca.data_ptr(), cb.data_ptr(), static_cast<size_t>(ca.nbytes())) == 0;
-}
 
 // A safetensors file from its header text and data section.
 std::string st_file(const std::string& header, const std::string& data = "") {
