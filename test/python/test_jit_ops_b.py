@@ -520,13 +520,19 @@ def test_gradients_through_a_traced_module(train):
     model.zero_grad()
     model.load_state_dict(state)
 
-    xt = x.clone().requires_grad_()
-    F.cross_entropy(traced(xt), target).backward()
-    # (The traced module's named_parameters also hold the buffers, which have no grad.)
-    traced_params = dict(traced.named_parameters())
-    for name, g in eager.items():
-        _assert_same(traced_params[name].grad, g, 1e-4, 1e-5)
-    _assert_same(xt.grad, xe.grad, 1e-4, 1e-5)
+    # The traced module shares the model's tensors; the reloaded one has its own
+    # (read from the file, which is written after the state is restored), which
+    # come back without requires_grad: set it on the parameters (not the buffers).
+    for module in (traced, _reloaded(traced)):
+        model.load_state_dict(state)
+        params = dict(module.named_parameters())
+        for name in eager:
+            params[name].requires_grad_()
+        xt = x.clone().requires_grad_()
+        F.cross_entropy(module(xt), target).backward()
+        for name, g in eager.items():
+            _assert_same(params[name].grad, g, 1e-4, 1e-5)
+        _assert_same(xt.grad, xe.grad, 1e-4, 1e-5)
 
 
 class Decoder(nn.Module):
