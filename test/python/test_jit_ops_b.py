@@ -3,6 +3,9 @@ lib/dispatch/ops/{elementwise,linalg,nn}.def, traced on example inputs and run
 on NEW inputs of the same shapes, equals the eager call (also in-place forms,
 Python numbers, broadcast, non-contiguous, 0-dim and empty inputs), and
 gradients through a traced module equal the eager ones."""
+import os
+import tempfile
+
 import numpy as np
 import pytest
 
@@ -36,22 +39,34 @@ def _assert_same(got, expected, rtol, atol):
         np.testing.assert_allclose(g, e, rtol=rtol, atol=atol, equal_nan=True)
 
 
+def _reloaded(traced):
+    """The traced module written to a model file and read back."""
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "model.ember")
+        traced.save(path)
+        return ember.jit.load(path)
+
+
 def check(fn, *makers, ops=(), rtol=1e-5, atol=1e-6):
-    """Traces fn on inputs drawn with seed 0, runs the trace and fn on inputs drawn with
-    seed 1 and compares the outputs and the inputs afterwards (in-place forms write
-    into them). ops: op names the graph must hold (the invokers under test)."""
+    """Traces fn on inputs drawn with seed 0, runs the trace (and the trace saved and
+    loaded again) and fn on inputs drawn with seed 1, and compares the outputs and
+    the inputs afterwards (in-place forms write into them). ops: op names the graph
+    must hold (the invokers under test)."""
     traced = ember.jit.trace(fn, _make(makers, 0))
     recorded = {node.op for node in traced.graph.nodes()}
     for op in ops:
         assert op in recorded, f"{op} not in the graph: {sorted(recorded)}\n{traced.graph}"
-    eager_args, traced_args = _make(makers, 1), _make(makers, 1)
-    expected, got = _flat(fn(*eager_args)), _flat(traced(*traced_args))
-    assert len(got) == len(expected)
-    for g, e in zip(got, expected):
-        _assert_same(g, e, rtol, atol)
-    for g, e in zip(traced_args, eager_args):
-        if isinstance(e, ember.Tensor):
+    eager_args = _make(makers, 1)
+    expected = _flat(fn(*eager_args))
+    for module in (traced, _reloaded(traced)):
+        args = _make(makers, 1)
+        got = _flat(module(*args))
+        assert len(got) == len(expected)
+        for g, e in zip(got, expected):
             _assert_same(g, e, rtol, atol)
+        for g, e in zip(args, eager_args):
+            if isinstance(e, ember.Tensor):
+                _assert_same(g, e, rtol, atol)
     return traced
 
 
@@ -227,8 +242,9 @@ def test_scalar_promotion_survives_the_trace():
     # int tensor + Python float: float32 (the number does not widen); with a Python int it stays int32.
     traced = check(lambda n: (n + 2.5, n * 3, n // 2, 2 ** n), randint(0, 5, 4),
                    ops=["add", "mul", "div", "pow"])
-    out = traced(ember.tensor([1, 2], dtype=ember.int32))
-    assert [o.dtype for o in out] == [ember.float32, ember.int32, ember.int32, ember.int32]
+    for module in (traced, _reloaded(traced)):  # the model file keeps the numbers' mark
+        out = module(ember.tensor([1, 2], dtype=ember.int32))
+        assert [o.dtype for o in out] == [ember.float32, ember.int32, ember.int32, ember.int32]
     # A float32 0-dim tensor times a Python float stays float32.
     check(lambda x: x * 0.5 - 1, randn(), ops=["mul", "sub"])
 
@@ -504,13 +520,19 @@ def test_gradients_through_a_traced_module(train):
     model.zero_grad()
     model.load_state_dict(state)
 
-    xt = x.clone().requires_grad_()
-    F.cross_entropy(traced(xt), target).backward()
-    # (The traced module's named_parameters also hold the buffers, which have no grad.)
-    traced_params = dict(traced.named_parameters())
-    for name, g in eager.items():
-        _assert_same(traced_params[name].grad, g, 1e-4, 1e-5)
-    _assert_same(xt.grad, xe.grad, 1e-4, 1e-5)
+    # The traced module shares the model's tensors; the reloaded one has its own
+    # (read from the file, which is written after the state is restored), which
+    # come back without requires_grad: set it on the parameters (not the buffers).
+    for module in (traced, _reloaded(traced)):
+        model.load_state_dict(state)
+        params = dict(module.named_parameters())
+        for name in eager:
+            params[name].requires_grad_()
+        xt = x.clone().requires_grad_()
+        F.cross_entropy(module(xt), target).backward()
+        for name, g in eager.items():
+            _assert_same(params[name].grad, g, 1e-4, 1e-5)
+        _assert_same(xt.grad, xe.grad, 1e-4, 1e-5)
 
 
 class Decoder(nn.Module):

@@ -3,7 +3,12 @@
 // what the eager call gives; malformed nodes must give ember::Error.
 #include <catch2/catch.hpp>
 
+#include <set>
+#include <string>
+
+#include "../serialize/serialize_test_utils.h"
 #include "ember/ember.h"
+#include "ember/jit.h"
 #include "one_node_graph.h"
 
 using namespace ember;
@@ -17,15 +22,20 @@ std::vector<Tensor> invoke(OpId op, std::vector<Tensor> ins, std::vector<Attr> a
   return OneNode(op, std::move(ins), std::move(attrs), n_outputs).run();
 }
 
-// Same dtype, shape and values (bit for bit up to the float64 view; nan == nan).
-bool same(const Tensor& a, const Tensor& b) {
+// Same dtype, shape and values up to rel_tol (nan == nan).
+bool close(const Tensor& a, const Tensor& b, double rel_tol) {
   if (a.dtype() != b.dtype() || a.sizes() != b.sizes()) return false;
   Tensor x = a.to(kFloat64).contiguous(), y = b.to(kFloat64).contiguous();
   const double *p = x.data_ptr<double>(), *q = y.data_ptr<double>();
   for (int64_t i = 0; i < x.numel(); ++i)
-    if (!(p[i] == q[i] || (std::isnan(p[i]) && std::isnan(q[i])))) return false;
+    if (!(p[i] == q[i] || (std::isnan(p[i]) && std::isnan(q[i])) ||
+          std::abs(p[i] - q[i]) <= rel_tol * (1 + std::abs(q[i]))))
+      return false;
   return true;
 }
+
+// Bit for bit up to the float64 view.
+bool same(const Tensor& a, const Tensor& b) { return close(a, b, 0); }
 
 Tensor floats(std::vector<float> v, IntList sizes) { return from_vector<float>(v, sizes); }
 Tensor longs(std::vector<int64_t> v, IntList sizes) { return from_vector<int64_t>(v, sizes); }
@@ -282,4 +292,44 @@ TEST_CASE("hostile window and size attributes give errors or quick results, neve
   // An output of 2^62 int64 elements: its byte count would wrap around to a tiny buffer.
   CHECK_THROWS_WITH(invoke(OpId::one_hot, {longs({1}, {1})}, {Attr(int64_t(1) << 62)}),
                     Catch::Contains("too many elements"));
+}
+
+TEST_CASE("a traced model of these ops runs the same after save and load", "[jit]") {
+  manual_seed(7);
+  // A small CNN with its parameters and buffers named, and a second input of
+  // class indices; numbers (2.5, 0.5, 1) are wrapped 0-dim tensors in the graph.
+  Tensor w = randn({4, 3, 3, 3}), b = randn({4}), rm = randn({4}), rv = rand({4}) + 0.5;
+  Tensor fc = randn({5, 4}), table = randn({6, 5});
+  NamedTensorList params = {{"conv.weight", w}, {"conv.bias", b}, {"bn.running_mean", rm},
+                            {"bn.running_var", rv}, {"fc.weight", fc}, {"emb.weight", table}};
+  auto fn = [&](const std::vector<Tensor>& in) -> std::vector<Tensor> {
+    Tensor y = conv2d(pad(in[0], {1, 1, 1, 1}, "reflect"), w, b, {1}, "same");
+    y = max_pool2d(relu(batch_norm(y, rm, rv)), {2});
+    y = adaptive_avg_pool2d(interpolate(y, std::nullopt, std::vector<double>{1.5}, "bilinear"), IntList{1, 1});
+    Tensor logits = linear(gelu(y.flatten(1), "tanh"), fc) + embedding(in[1], table) * 0.5;
+    Tensor loss = cross_entropy(logits, in[1].remainder(5), {}, -100, "sum", 0.1);
+    Tensor n = in[1] + 2.5;  // an int64 tensor plus a number: float32, also after loading
+    return {where(gt(logits, 0), logits, 1), loss, n, nan_to_num(log(logits), 0.0, INFINITY, -INFINITY)};
+  };
+  auto make = [](uint64_t seed) {
+    manual_seed(seed);
+    return std::vector<Tensor>{randn({2, 3, 6, 6}), from_vector<int64_t>({3, 5}, {2})};
+  };
+  jit::Module traced = jit::trace(fn, make(0), params);
+  ember::test::TempDir dir;
+  traced.save(dir.file("cnn.ember"));
+  jit::Module loaded = jit::load(dir.file("cnn.ember"));
+  std::set<std::string> ops;
+  for (const Node& node : loaded.graph().nodes) ops.insert(op_name(node.op));
+  for (const char* op : {"pad", "conv2d", "batch_norm", "relu", "max_pool2d", "interpolate",
+                         "adaptive_avg_pool2d", "gelu", "mm", "embedding", "mul", "add",
+                         "remainder", "cross_entropy", "gt", "where", "log", "nan_to_num"})
+    CHECK(ops.count(op) == 1);
+  std::vector<Tensor> inputs = make(1), expected = fn(inputs), got = loaded.forward(inputs);
+  REQUIRE(got.size() == expected.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    INFO("output " << i);
+    CHECK(close(got[i], expected[i], 1e-5));
+  }
+  CHECK(got[2].dtype() == kFloat32);
 }
