@@ -23,4 +23,5 @@ PYBIND11_MODULE(_C, m) {
   bind_optim(m);
   bind_rnn(m);
   bind_attention(m);
+  bind_cuda(m, cls);
 }
