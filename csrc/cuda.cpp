@@ -29,6 +29,7 @@ void bind_streams(py::module_& c) {
            }),
            py::arg("device") = py::none(), py::arg("priority") = 0)
       .def_property_readonly("device_index", &Stream::device)
+      .def_property_readonly("device", [](const Stream& s) { return Device(DeviceType::CUDA, s.device()); })
       .def_property_readonly("cuda_stream", &Stream::id)
       .def_property_readonly("priority", &Stream::priority)
       .def("query", &Stream::query)

@@ -6,11 +6,11 @@
 // gathers and broadcasts of a device source on the device, casts after it on the
 // host. The host waits for the stream unless non_blocking is set and the host side
 // is ember's pinned memory, whose block then waits for the stream before reuse.
+#include "cuda/cuda_allocator.h"
 #include "cuda/cuda_check.h"
 #include "cuda/strided_ops.h"
 #include "dispatch/dispatcher.h"
 #include "ember/ops/factories.h"
-#include "memory/caching_allocator.h"
 
 namespace ember::cuda {
 namespace {
@@ -28,12 +28,7 @@ Tensor empty_like_on(const Tensor& like, DType dtype, Device device) {
 }
 
 void finish_host_side(const Tensor& host, const Stream& stream, bool non_blocking) {
-  void* block = host.impl()->storage()->data();
-  memory::CachingAllocator& pinned = memory::pinned_host_allocator();
-  if (non_blocking && pinned.owns(block)) {
-    pinned.record_stream(block, stream.id());
-    return;
-  }
+  if (non_blocking && memory::record_pinned_use(host.impl()->storage()->data(), stream)) return;
   stream.synchronize();
 }
 
@@ -77,16 +72,15 @@ void copy_within_device(const Tensor& dst, const Tensor& src) {
   int device = dst.device().index;
   DeviceGuard guard(device);
   Stream stream = current_stream(device);
-  if (same_block_layout(dst, src)) {
-    if (dst.data_ptr() != src.data_ptr())
-      EMBER_CUDA_CHECK(cudaMemcpyAsync(dst.data_ptr(), src.data_ptr(),
-                                       static_cast<size_t>(dst.nbytes()),
-                                       cudaMemcpyDeviceToDevice, raw(stream)));
-    return;
-  }
+  if (same_block_layout(dst, src) && dst.data_ptr() == src.data_ptr()) return;
   // Copying onto an overlapping view of itself would read values already overwritten.
-  bool overlap = src.impl()->storage() == dst.impl()->storage();
-  strided_copy(dst, overlap ? src.clone() : src, stream);
+  Tensor source = src.impl()->storage() == dst.impl()->storage() ? src.clone() : src;
+  if (same_block_layout(dst, source))
+    EMBER_CUDA_CHECK(cudaMemcpyAsync(dst.data_ptr(), source.data_ptr(),
+                                     static_cast<size_t>(dst.nbytes()), cudaMemcpyDeviceToDevice,
+                                     raw(stream)));
+  else
+    strided_copy(dst, source, stream);
 }
 
 // Contiguous blocks, copied on dst's stream once src's stream has produced src;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda/cuda_allocator.h"
 #include "cuda/cuda_check.h"
 #include "ember/cuda.h"
 #include "memory/caching_allocator.h"
@@ -85,6 +86,15 @@ class CudaRawAllocator final : public RawAllocator {
   std::string name_;
 };
 
+// The pinned allocator serves every device, so its stream ids must say which
+// device's default stream a 0 handle means: device + 1 stands for it (no stream
+// handle is that small).
+constexpr StreamId kMaxDefaultStreamId = 4096;
+
+StreamId pinned_stream_id(const cuda::Stream& stream) {
+  return stream.id() ? stream.id() : static_cast<StreamId>(stream.device() + 1);
+}
+
 class PinnedHostRawAllocator final : public RawAllocator {
  public:
   void* raw_alloc(size_t nbytes) override {
@@ -95,6 +105,8 @@ class PinnedHostRawAllocator final : public RawAllocator {
   void raw_free(void* ptr) override { EMBER_CUDA_CHECK(cudaFreeHost(ptr)); }
   // A copy may use the block on a stream of any device: the event goes there.
   EventId record_event(StreamId stream) override {
+    if (stream <= kMaxDefaultStreamId)  // device + 1: that device's default stream
+      return record_stream_event(static_cast<int>(stream) - 1, nullptr);
     auto s = reinterpret_cast<cudaStream_t>(stream);
     int device = 0;
     EMBER_CUDA_CHECK(cudaStreamGetDevice(s, &device));
@@ -123,6 +135,13 @@ CachingAllocator& cuda_allocator(int device) {
 CachingAllocator& pinned_host_allocator() {
   static auto* allocator = new CachingAllocator(std::make_unique<PinnedHostRawAllocator>());
   return *allocator;
+}
+
+bool record_pinned_use(void* block, const cuda::Stream& stream) {
+  CachingAllocator& pinned = pinned_host_allocator();
+  if (!pinned.owns(block)) return false;
+  pinned.record_stream(block, pinned_stream_id(stream));
+  return true;
 }
 
 bool is_pinned_host_ptr(const void* ptr) {

@@ -15,8 +15,11 @@ struct Event::Impl {
     EMBER_CUDA_CHECK(cudaEventCreateWithFlags(&event, flags));
   }
   ~Impl() {
-    DeviceGuard guard(device);
-    (void)cudaEventDestroy(event);  // a destructor must not throw
+    try {
+      DeviceGuard guard(device);
+      (void)cudaEventDestroy(event);
+    } catch (...) {  // a destructor must not throw (the runtime may be shutting down)
+    }
   }
 };
 

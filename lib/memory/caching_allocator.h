@@ -81,7 +81,8 @@ CachingAllocator& cpu_allocator();
 // Raises ember::Error without CUDA or without a GPU, or for a bad index.
 CachingAllocator& cuda_allocator(int device);
 // Page-locked host memory (cudaHostAlloc) for pin_memory(). Its blocks are allocated
-// on kHostStream; a copy queued on a stream records that stream's use of the block.
+// on kHostStream, a stream no work runs on: every stream a non_blocking copy used the
+// block on is recorded (lib/cuda/cuda_allocator.h) and waited for before reuse.
 CachingAllocator& pinned_host_allocator();
 constexpr StreamId kHostStream = ~StreamId(0);
 // Whether ptr is page-locked host memory (ember's or registered with CUDA otherwise).
