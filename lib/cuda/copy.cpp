@@ -6,6 +6,7 @@
 // gathers and broadcasts of a device source on the device, casts after it on the
 // host. The host waits for the stream unless non_blocking is set and the host side
 // is ember's pinned memory, whose block then waits for the stream before reuse.
+// Between CUDA tensors everything, casts included, happens on the device.
 #include "cuda/cuda_allocator.h"
 #include "cuda/cuda_check.h"
 #include "cuda/strided_ops.h"
@@ -75,7 +76,7 @@ void copy_within_device(const Tensor& dst, const Tensor& src) {
   if (same_block_layout(dst, src) && dst.data_ptr() == src.data_ptr()) return;
   // Copying onto an overlapping view of itself would read values already overwritten.
   Tensor source = src.impl()->storage() == dst.impl()->storage() ? src.clone() : src;
-  if (same_block_layout(dst, source))
+  if (same_block_layout(dst, source))  // same dtype, one block
     EMBER_CUDA_CHECK(cudaMemcpyAsync(dst.data_ptr(), source.data_ptr(),
                                      static_cast<size_t>(dst.nbytes()), cudaMemcpyDeviceToDevice,
                                      raw(stream)));
@@ -110,12 +111,12 @@ void copy_kernel(OpCall& c) {
   if (dst.numel() == 0) return;
   if (src.is_cpu()) return copy_host_to_device(dst, src, non_blocking);
   if (dst.is_cpu()) return copy_device_to_host(dst, src, non_blocking);
-  EMBER_CHECK_AS(NotImplementedError, src.dtype() == dst.dtype(), "copy_: converting ",
-                 dtype_name(src.dtype()), " to ", dtype_name(dst.dtype()), " on ",
-                 dst.device().str(), " is not implemented yet (the CUDA op kernels come with "
-                 "issue 5); convert on the CPU");
   if (src.device() == dst.device()) return copy_within_device(dst, src);
-  copy_across_devices(dst, src);
+  if (src.dtype() == dst.dtype()) return copy_across_devices(dst, src);
+  // Moved as it is, then converted on the destination's device.
+  Tensor moved = empty_like_on(src, src.dtype(), dst.device());
+  copy_across_devices(moved, src);
+  copy_within_device(dst, moved);
 }
 
 EMBER_REGISTER_KERNEL(copy_, CUDA, copy_kernel);

@@ -1,6 +1,7 @@
 // The strided copy and fill kernels (strided_kernels.h): one thread per element in a
 // grid-stride loop; the element's offsets come from dividing its linear index by
-// the sizes. Simple rather than fast: the op kernels of issue 5 bring vectorized ones.
+// the sizes (strided_offsets). Simple rather than fast: the op kernels of issue 5
+// bring vectorized ones.
 #include <cuda_runtime.h>
 
 #include "cuda/cuda_check.h"
@@ -11,27 +12,12 @@ namespace ember::cuda {
 
 namespace {
 
-constexpr int kThreads = 256;
-constexpr int64_t kMaxBlocks = 65535;
-
-// Offsets (in elements) of the linear index i in dst and src.
-__device__ inline void offsets(const StridedGeometry& g, int64_t i, int64_t& dst, int64_t& src) {
-  dst = 0;
-  src = 0;
-  for (int d = g.ndim - 1; d >= 0; --d) {
-    int64_t index = i % g.sizes[d];
-    i /= g.sizes[d];
-    dst += index * g.dst_strides[d];
-    src += index * g.src_strides[d];
-  }
-}
-
 template <typename T>
 __global__ void strided_copy_kernel(T* dst, const T* src, StridedGeometry g, int64_t n) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
        i += int64_t(gridDim.x) * blockDim.x) {
     int64_t d, s;
-    offsets(g, i, d, s);
+    strided_offsets(g, i, d, s);
     dst[d] = src[s];
   }
 }
@@ -41,14 +27,9 @@ __global__ void strided_fill_kernel(T* dst, T value, StridedGeometry g, int64_t 
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
        i += int64_t(gridDim.x) * blockDim.x) {
     int64_t d, s;
-    offsets(g, i, d, s);
+    strided_offsets(g, i, d, s);
     dst[d] = value;
   }
-}
-
-unsigned blocks_for(int64_t n) {
-  int64_t b = (n + kThreads - 1) / kThreads;
-  return static_cast<unsigned>(b < kMaxBlocks ? b : kMaxBlocks);
 }
 
 // Calls f(T{}) with T the unsigned integer of `element_size` bytes.
@@ -70,7 +51,7 @@ void launch_strided_copy(void* dst, const void* src, size_t element_size,
   if (numel == 0) return;
   with_element_type(element_size, [&](auto zero) {
     using T = decltype(zero);
-    strided_copy_kernel<T><<<blocks_for(numel), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+    strided_copy_kernel<T><<<strided_blocks(numel), kStridedThreads, 0, static_cast<cudaStream_t>(stream)>>>(
         static_cast<T*>(dst), static_cast<const T*>(src), geometry, numel);
   });
   EMBER_CUDA_CHECK(cudaGetLastError());
@@ -82,7 +63,7 @@ void launch_strided_fill(void* dst, uint64_t value_bits, size_t element_size,
   with_element_type(element_size, [&](auto zero) {
     using T = decltype(zero);
     // The low element_size bytes of value_bits hold the value (little-endian hosts).
-    strided_fill_kernel<T><<<blocks_for(numel), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+    strided_fill_kernel<T><<<strided_blocks(numel), kStridedThreads, 0, static_cast<cudaStream_t>(stream)>>>(
         static_cast<T*>(dst), static_cast<T>(value_bits), geometry, numel);
   });
   EMBER_CUDA_CHECK(cudaGetLastError());

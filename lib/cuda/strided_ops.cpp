@@ -46,9 +46,13 @@ StridedGeometry geometry_of(const Tensor& dst, const DimVector& src_strides) {
 }  // namespace
 
 void strided_copy(const Tensor& dst, const Tensor& src, const Stream& stream) {
-  launch_strided_copy(dst.data_ptr(), src.data_ptr(), static_cast<size_t>(dst.element_size()),
-                      geometry_of(dst, broadcast_strides(src, dst.sizes())), dst.numel(),
-                      stream.handle());
+  StridedGeometry g = geometry_of(dst, broadcast_strides(src, dst.sizes()));
+  if (dst.dtype() == src.dtype())
+    launch_strided_copy(dst.data_ptr(), src.data_ptr(), static_cast<size_t>(dst.element_size()), g,
+                        dst.numel(), stream.handle());
+  else
+    launch_strided_convert(dst.data_ptr(), dst.dtype(), src.data_ptr(), src.dtype(), g,
+                           dst.numel(), stream.handle());
 }
 
 void strided_fill(const Tensor& dst, uint64_t value_bits, const Stream& stream) {

@@ -166,8 +166,25 @@ TEST_CASE("transfers broadcast and convert dtypes on the host side", "[cuda]") {
   Tensor from_device = empty({2, 5}, TensorOptions(kInt64));
   from_device.copy_(dev_row);  // broadcast on the device, then transfer
   check_same(from_device, row.expand({2, 5}));
-  // Casts between two CUDA tensors need the op kernels (not yet): a clear error.
-  CHECK_THROWS_AS(dev_row.to(kFloat32), NotImplementedError);
+}
+
+TEST_CASE("copies between CUDA tensors convert every dtype as the CPU does", "[cuda]") {
+  REQUIRE_GPU();
+  for (DType from : kAllDTypes) {
+    for (DType to : kAllDTypes) {
+      INFO(dtype_name(from) << " -> " << dtype_name(to));
+      // Negative values and fractions too, where both dtypes define the result
+      // (a negative float to uint8 is undefined in C++).
+      Tensor host = sample({3, 4}, from);
+      if (from != kBool && from != kUInt8 && !(to == kUInt8 && is_floating(from)))
+        host = sub(host.to(kFloat64), 50.25).to(from);
+      Tensor dev = host.cuda();
+      check_same(dev.to(to).cpu(), host.to(to));
+      Tensor strided = empty({4, 3}, TensorOptions(to).device(kCuda)).t();
+      strided.copy_(dev);
+      check_same(strided.cpu(), host.to(to));
+    }
+  }
 }
 
 TEST_CASE("fill_ and the factories built on it work on CUDA for every dtype", "[cuda]") {
