@@ -70,8 +70,10 @@ step "Python suite (all)" env PYTHONPATH=python "$PYTHON" -m pytest test/python 
 
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 if [[ -x "$sanitizer" ]]; then
+  # API errors are not counted: the tests provoke some on purpose (cudaMalloc out of
+  # memory; "not ready" from queries), and ember raises on the others anyway.
   step "compute-sanitizer memcheck [cuda]" "$sanitizer" --tool memcheck --error-exitcode 1 \
-    "$BUILD/ember_tests" "[cuda]"
+    --report-api-errors no "$BUILD/ember_tests" "[cuda]"
 else
   record "compute-sanitizer" "SKIPPED (not found)"
 fi
