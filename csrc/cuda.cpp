@@ -35,6 +35,12 @@ void bind_streams(py::module_& c) {
       .def("query", &Stream::query)
       .def("synchronize", &Stream::synchronize, release_gil())
       .def("wait_stream", &Stream::wait_stream, py::arg("stream"))
+      .def("wait_event", [](const Stream& s, const Event& e) { e.wait(s); }, py::arg("event"))
+      .def("record_event", [](const Stream& s, const Event* e) {
+        Event event = e ? *e : Event();  // a copy shares the event
+        event.record(s);
+        return event;
+      }, py::arg("event") = nullptr)
       .def("__eq__", [](const Stream& a, const Stream& b) { return a == b; })
       .def("__hash__", [](const Stream& s) { return std::hash<uintptr_t>()(s.id()) ^ s.device(); })
       .def("__repr__", [](const Stream& s) {

@@ -86,7 +86,8 @@ class StreamGuard {
 };
 
 // A CUDA event: a marker in a stream's queue. Copies share the same event. The
-// CUDA event is made at the first record(), on the recording stream's device.
+// CUDA event is made at the first record(), on the recording stream's device, so
+// making an Event needs no GPU.
 class Event {
  public:
   explicit Event(bool enable_timing = false, bool blocking = false);

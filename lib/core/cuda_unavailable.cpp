@@ -39,7 +39,8 @@ StreamGuard::~StreamGuard() = default;
 
 // Nothing can be recorded, so an Event is always "done".
 struct Event::Impl {};
-Event::Event(bool enable_timing, bool blocking) : enable_timing_(enable_timing), blocking_(blocking) {}
+Event::Event(bool enable_timing, bool blocking)
+    : enable_timing_(enable_timing), blocking_(blocking), impl_(std::make_shared<Impl>()) {}
 void Event::record() { unavailable("Event.record"); }
 void Event::record(const Stream&) { unavailable("Event.record"); }
 void Event::wait(const Stream&) const { unavailable("Event.wait"); }

@@ -3,6 +3,7 @@
 #include "ember/autograd.h"
 #include "ember/cuda.h"
 #include "ember/tensor.h"
+#include "core/pinned.h"
 #include "memory/caching_allocator.h"
 
 namespace ember {
@@ -11,16 +12,22 @@ Tensor Tensor::cuda(int device, bool non_blocking) const {
   return to(Device(DeviceType::CUDA, device), non_blocking);
 }
 
+Tensor empty_pinned(const DimVector& sizes, DType dtype) {
+  int64_t numel = 1;
+  for (int64_t s : sizes) numel *= s;  // sizes of an existing tensor: no overflow
+  size_t nbytes = static_cast<size_t>(numel) * itemsize(dtype);
+  memory::CachingAllocator& allocator = memory::pinned_host_allocator();
+  void* data = allocator.allocate(nbytes, memory::kHostStream);
+  auto storage = make_intrusive<Storage>(data, nbytes, kCPU, &memory::free_to_allocator, &allocator);
+  return Tensor(make_intrusive<TensorImpl>(std::move(storage), 0, sizes, contiguous_strides(sizes),
+                                           dtype));
+}
+
 Tensor Tensor::pin_memory() const {
   EMBER_CHECK(is_cpu(), "pin_memory: cannot pin a tensor on ", device().str(),
               ": only CPU tensors can be pinned");
   if (is_pinned()) return *this;
-  memory::CachingAllocator& allocator = memory::pinned_host_allocator();
-  size_t nbytes = static_cast<size_t>(this->nbytes());
-  void* data = allocator.allocate(nbytes, memory::kHostStream);
-  auto storage = make_intrusive<Storage>(data, nbytes, kCPU, &memory::free_to_allocator, &allocator);
-  Tensor out(make_intrusive<TensorImpl>(std::move(storage), 0, sizes(), contiguous_strides(sizes()),
-                                        dtype()));
+  Tensor out = empty_pinned(sizes(), dtype());
   NoGradGuard no_grad;  // like detach(): the pinned copy starts without history
   out.copy_(*this);
   return out;

@@ -1,4 +1,5 @@
 // Copies, conversions, fills: the op functions of the core group.
+#include "core/pinned.h"
 #include "dispatch/dispatcher.h"
 #include "ember/autograd.h"
 #include "ember/cuda.h"
@@ -43,7 +44,11 @@ Tensor to(const Tensor& self, std::optional<Device> device, std::optional<DType>
   if (d.is_cuda() && d.index < 0 && self.is_cuda()) d = Device(DeviceType::CUDA, cuda::current_device());
   DType t = dtype.value_or(self.dtype());
   if (!copy && d == self.device() && t == self.dtype()) return self;
-  Tensor out = empty(self.sizes(), TensorOptions(t).device(d));
+  // As in PyTorch, a non_blocking copy from a GPU lands in pinned memory, so that it
+  // really is asynchronous (the caller synchronizes before reading it).
+  Tensor out = non_blocking && d.is_cpu() && self.is_cuda()
+                   ? empty_pinned(self.sizes(), t)
+                   : empty(self.sizes(), TensorOptions(t).device(d));
   copy_(out, self, non_blocking);
   return out;
 }

@@ -188,6 +188,14 @@ def test_streams_and_the_stream_context():
     s.synchronize()
     assert s.query()
     assert "ember.cuda.Stream" in repr(s)
+    event = s.record_event()
+    default.wait_event(event)
+    event.synchronize()
+    assert event.query()
+    shared = ember.cuda.Event()
+    s.record_event(shared)  # records the caller's event, not a copy of it
+    shared.synchronize()
+    assert shared.query()
 
 
 @pytest.mark.cuda

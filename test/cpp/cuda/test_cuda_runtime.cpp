@@ -259,6 +259,11 @@ TEST_CASE("events order work across streams and time it", "[cuda]") {
   done.synchronize();
   CHECK(done.query());
   CHECK(start.elapsed_time(done) >= 0.0f);
+  cuda::Event original(true);
+  cuda::Event copy = original;  // copies share one event
+  copy.record(producer);
+  original.synchronize();
+  CHECK(done.elapsed_time(original) >= 0.0f);  // the copy recorded the original
   consumer.wait_stream(producer);
   cuda::synchronize();
 }
