@@ -24,4 +24,5 @@ PYBIND11_MODULE(_C, m) {
   bind_rnn(m);
   bind_attention(m);
   bind_cuda(m, cls);
+  bind_jit(m);
 }

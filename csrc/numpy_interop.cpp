@@ -4,6 +4,7 @@
 // tensor as its base.
 #include <pybind11/numpy.h>
 
+#include "dispatch/dispatcher.h"
 #include "cpu/dtype_dispatch.h"
 #include "interop.h"
 
@@ -144,6 +145,7 @@ Tensor tensor_from_numpy(py::handle obj) {
 
 py::object tensor_to_numpy(py::handle self, bool force) {
   Tensor t = py::cast<Tensor>(self);
+  note_host_read("numpy()");
   py::object base = py::reinterpret_borrow<py::object>(self);
   if (force) {
     Tensor h = t.detach();
@@ -180,6 +182,7 @@ py::object tensor_array(py::handle self, py::handle dtype, py::handle copy) {
 }
 
 py::object tensor_tolist(const Tensor& self) {
+  note_host_read("tolist()");
   Tensor t = self.is_cpu() ? self : self.cpu();
   PyObject* result = nullptr;
   EMBER_DISPATCH_ALL(t.dtype(), "tolist", [&] {

@@ -29,3 +29,4 @@
 #include "ember/data.h"
 #include "ember/optim.h"
 #include "ember/nn.h"
+#include "ember/jit.h"

@@ -8,6 +8,7 @@
 #include "autograd/autograd_meta.h"
 #include "autograd/grad_utils.h"
 #include "autograd/nodes.h"
+#include "dispatch/dispatcher.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/views.h"
@@ -171,6 +172,10 @@ void capture_inputs(GraphTask& task, const TensorList& inputs, const char* api) 
 
 TensorList execute(const TensorList& outputs, const TensorList& grad_outputs,
                    const TensorList& inputs, bool keep_graph, bool create_graph, const char* api) {
+  // A trace records forward computations; a backward pass inside one would be
+  // baked into the graph as ordinary ops.
+  EMBER_CHECK_AS(NotImplementedError, !dispatch_state().tracing, "ember.jit.trace: ", api,
+                 "() cannot run while tracing (only forward computations can be traced)");
   GraphTask task;
   task.keep_graph = keep_graph;
   task.create_graph = create_graph;

@@ -2,6 +2,7 @@
 #include "ember/tensor.h"
 
 #include "cpu/dtype_dispatch.h"
+#include "dispatch/dispatcher.h"
 #include "ember/ops/views.h"
 
 namespace ember {
@@ -10,6 +11,7 @@ Scalar Tensor::item() const {
   EMBER_CHECK(defined(), "item: undefined tensor");
   EMBER_CHECK(numel() == 1, "item: a Tensor with ", numel(),
               " elements cannot be converted to Scalar");
+  note_host_read("item()");
   Tensor host = is_cpu() ? *this : cpu();
   Scalar result;
   EMBER_DISPATCH_ALL(host.dtype(), "item", [&] {

@@ -43,6 +43,9 @@ DispatchState& dispatch_state() {
   return state;
 }
 
+HostReadFn g_host_read_hook = nullptr;
+void set_host_read_hook(HostReadFn fn) { g_host_read_hook = fn; }
+
 void set_tracer_layer(LayerFn fn) { g_tracer_layer = fn; }
 void set_autograd_layer(LayerFn fn) { g_autograd_layer = fn; }
 void route_to_autograd_layer(OpId op) { g_always_autograd[static_cast<int>(op)] = true; }

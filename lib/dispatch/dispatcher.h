@@ -27,6 +27,14 @@ void dispatch_below_tracer(OpCall& call);
 void dispatch_backend(OpCall& call);
 
 void set_tracer_layer(LayerFn fn);
+// A value is read back to the host (item(), bool(t), tolist(), numpy()): while a
+// trace is active the tracer warns, because the trace bakes the value in.
+using HostReadFn = void (*)(const char* what);
+void set_host_read_hook(HostReadFn fn);
+inline void note_host_read(const char* what) {
+  extern HostReadFn g_host_read_hook;
+  if (__builtin_expect(dispatch_state().tracing, 0) && g_host_read_hook) g_host_read_hook(what);
+}
 void set_autograd_layer(LayerFn fn);
 // Calls of `op` pass the autograd layer even when nothing requires grad and
 // grad mode is off (view ops: the layer records their base).

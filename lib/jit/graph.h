@@ -48,6 +48,10 @@ struct Value {
   // What the value was when traced (for printing, checks and ONNX shapes).
   DType dtype = kFloat32;
   DimVector sizes;
+  // A Python number an op wrapped as a 0-dim tensor: it takes part in type
+  // promotion as a number (int tensor * 2.5 is float32, not float64), so its
+  // replacement at run time (a fresh output, a folded constant) must be one too.
+  bool wrapped_number = false;
 };
 
 struct Node {

@@ -142,7 +142,9 @@ const Value& InvokeArgs::traced_output(size_t i) const {
 
 Tensor InvokeArgs::fresh_output(size_t i) const {
   const Value& v = traced_output(i);
-  return empty(v.sizes, TensorOptions(v.dtype).device(device_));
+  Tensor t = empty(v.sizes, TensorOptions(v.dtype).device(device_));
+  t.impl()->is_wrapped_number = v.wrapped_number;
+  return t;
 }
 
 }  // namespace ember::jit

@@ -35,7 +35,9 @@ DimVector infer_size(const IntList& shape, int64_t numel, const char* op) {
       infer_at = static_cast<int64_t>(i);
     } else {
       EMBER_CHECK(out[i] >= 0, op, ": invalid shape dimension ", out[i]);
-      known *= out[i];
+      // A product past int64 could wrap around to numel: reject it.
+      EMBER_CHECK(!__builtin_mul_overflow(known, out[i], &known), op, ": shape '", shape_str(out),
+                  "' is invalid for input of size ", numel);
     }
   }
   if (infer_at >= 0) {
@@ -277,16 +279,18 @@ Tensor as_strided(const Tensor& self, const IntList& sizes, const IntList& strid
   int64_t offset = storage_offset.value_or(self.storage_offset());
   EMBER_CHECK(offset >= 0, "as_strided: negative storage offset ", offset);
   int64_t max_index = offset;
-  bool empty = false;
+  bool empty = false, overflow = false;  // a reach past int64 is past any storage
   for (size_t i = 0; i < sizes.size(); ++i) {
     EMBER_CHECK(sizes[i] >= 0, "as_strided: negative size ", sizes[i]);
     EMBER_CHECK(strides[i] >= 0, "as_strided: negative stride ", strides[i]);
+    int64_t reach = 0;
     if (sizes[i] == 0) empty = true;
-    else max_index += (sizes[i] - 1) * strides[i];
+    else overflow |= __builtin_mul_overflow(sizes[i] - 1, strides[i], &reach) ||
+                     __builtin_add_overflow(max_index, reach, &max_index);
   }
   int64_t storage_elems =
       static_cast<int64_t>(self.impl()->storage()->nbytes() / itemsize(self.dtype()));
-  EMBER_CHECK(empty || max_index < storage_elems, "as_strided: setStorage: sizes ",
+  EMBER_CHECK(empty || (!overflow && max_index < storage_elems), "as_strided: setStorage: sizes ",
               shape_str(DimVector(sizes.begin(), sizes.end())), ", strides ",
               shape_str(DimVector(strides.begin(), strides.end())), " and storage offset ", offset,
               " reach element ", max_index, " of a storage of only ", storage_elems, " elements");
@@ -384,7 +388,7 @@ void slice_kernel(OpCall& c) {
           step = c.attr(3).to_int();
   DimVector sizes = self.sizes(), strides = self.strides();
   int64_t offset = self.storage_offset() + (sizes[d] > 0 ? s * strides[d] : 0);
-  sizes[d] = (e - s + step - 1) / step;
+  sizes[d] = e > s ? (e - s - 1) / step + 1 : 0;  // ceil((e - s) / step), no overflow for a huge step
   strides[d] *= step;
   c.outputs.push_back(make_view(self, sizes, strides, offset));
 }

@@ -15,6 +15,7 @@ from .serialization import load, save  # noqa: E402,F401
 from . import utils  # noqa: E402,F401  (ember.utils.data)
 from . import optim  # noqa: E402,F401
 from . import cuda  # noqa: E402,F401  (ember.cuda: devices, streams, events, CUDA memory)
+from . import jit  # noqa: E402,F401  (ember.jit: trace, load, TracedModule)
 
 float = float32  # noqa: A001
 double = float64

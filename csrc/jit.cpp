@@ -1,0 +1,155 @@
+// ember._C._jit: the tracer, traced modules and their graphs.
+// python/ember/jit/__init__.py builds ember.jit.trace / TracedModule / load on these.
+#include <algorithm>
+#include <chrono>
+
+#include "bindings.h"
+#include "jit/graph.h"
+#include "jit/passes.h"
+#include "jit/tracer.h"
+
+namespace ember::python {
+
+namespace {
+
+using jit::Graph;
+using jit::Node;
+using jit::Value;
+
+PyObject* g_tracer_warning = nullptr;  // ember.jit.TracerWarning
+
+// A TracerWarning at the Python line that read the value (stack level 1: the
+// frame that called into ember). With warnings turned into errors, the error
+// propagates as a Python exception.
+void warn_from_python(const std::string& message) {
+  py::gil_scoped_acquire gil;
+  if (PyErr_WarnEx(g_tracer_warning, message.c_str(), 1) < 0) throw py::error_already_set();
+}
+
+py::object attr_to_python(const Attr& a) {
+  struct Convert {
+    py::object operator()(std::monostate) const { return py::none(); }
+    py::object operator()(bool b) const { return py::bool_(b); }
+    py::object operator()(int64_t i) const { return py::int_(i); }
+    py::object operator()(double d) const { return py::float_(d); }
+    py::object operator()(const Scalar& s) const {
+      if (s.is_bool()) return py::bool_(s.to_bool());
+      if (s.is_int()) return py::int_(s.to_int());
+      return py::float_(s.to_double());
+    }
+    py::object operator()(const DimVector& v) const {
+      py::list l;
+      for (int64_t x : v) l.append(x);
+      return l;
+    }
+    py::object operator()(DType t) const { return py::cast(t); }
+    py::object operator()(Device d) const { return py::str(d.str()); }
+    py::object operator()(const std::string& s) const { return py::str(s); }
+  };
+  return std::visit(Convert{}, a.value());
+}
+
+const char* kind_name(jit::ValueKind k) {
+  switch (k) {
+    case jit::ValueKind::Input: return "input";
+    case jit::ValueKind::Parameter: return "parameter";
+    case jit::ValueKind::Constant: return "constant";
+    case jit::ValueKind::NodeOutput: return "node";
+  }
+  return "?";
+}
+
+py::tuple sizes_tuple(const DimVector& s) {
+  py::tuple t(s.size());
+  for (size_t i = 0; i < s.size(); ++i) t[i] = s[i];
+  return t;
+}
+
+void bind_graph(py::module_& jm) {
+  py::class_<Value>(jm, "Value")
+      .def_property_readonly("kind", [](const Value& v) { return kind_name(v.kind); })
+      .def_readonly("name", &Value::name)
+      .def_readonly("dtype", &Value::dtype)
+      .def_property_readonly("sizes", [](const Value& v) { return sizes_tuple(v.sizes); })
+      .def_readonly("node", &Value::node)
+      .def_readonly("index", &Value::index)
+      .def("__repr__", [](const Value& v) {
+        return "<Value " + std::string(kind_name(v.kind)) + " " + v.name + " : " +
+               jit::type_str(v) + ">";
+      });
+  py::class_<Node>(jm, "Node")
+      .def_property_readonly("op", [](const Node& n) { return op_name(n.op); })
+      .def_readonly("inputs", &Node::inputs)
+      .def_property_readonly("attrs",
+                             [](const Node& n) {
+                               py::list l;
+                               for (const Attr& a : n.attrs) l.append(attr_to_python(a));
+                               return l;
+                             })
+      .def_readonly("preset", &Node::preset)
+      .def_readonly("outputs", &Node::outputs)
+      .def("__repr__", [](const Node& n) { return "<Node " + std::string(op_name(n.op)) + ">"; });
+  py::class_<Graph, std::shared_ptr<Graph>>(jm, "Graph")
+      .def("nodes", [](const Graph& g) { return py::cast(g.nodes, py::return_value_policy::copy); })
+      .def("values", [](const Graph& g) { return py::cast(g.values, py::return_value_policy::copy); })
+      .def("inputs", [](const Graph& g) { return g.inputs; })
+      .def("outputs", [](const Graph& g) { return g.outputs; })
+      .def_readonly("output_structure", &Graph::output_structure)
+      .def("tensors", [](const Graph& g) { return g.tensors; })
+      .def("__str__", &Graph::str)
+      .def("__repr__", &Graph::str);
+}
+
+}  // namespace
+
+void bind_jit(py::module_& m) {
+  py::module_ jm = m.def_submodule("_jit", "ember.jit's C++ half: tracer, traced modules, graphs");
+  g_tracer_warning = PyErr_NewExceptionWithDoc(
+      "ember.jit.TracerWarning",
+      "A trace may not generalize: a tensor's value was read on the host while tracing.",
+      PyExc_Warning, nullptr);
+  jm.attr("TracerWarning") = py::handle(g_tracer_warning);
+  jit::set_tracer_warning_handler(warn_from_python);
+
+  bind_graph(jm);
+
+  py::class_<jit::Module>(jm, "Module")
+      .def("forward", &jit::Module::forward, py::arg("inputs"))
+      .def_property_readonly(
+          "graph", [](jit::Module& mod) -> Graph& { return mod.graph(); },
+          py::return_value_policy::reference_internal)
+      .def("named_parameters", &jit::Module::named_parameters)
+      .def("to", [](jit::Module& mod, py::handle device) { mod.to(device_from(device)); },
+           py::arg("device"))
+      .def_property_readonly("device", &jit::Module::device)
+      .def("run_pass", [](jit::Module& mod, const std::string& name) {
+             return jit::run_pass(mod.graph(), name);
+           }, py::arg("name"));
+
+  jm.def("_begin_trace", &jit::begin_trace, py::arg("inputs"), py::arg("params"));
+  jm.def("_end_trace",
+         [](const std::vector<Tensor>& outputs, const std::string& structure) {
+           return jit::Module(jit::end_trace(outputs, structure));
+         },
+         py::arg("outputs"), py::arg("output_structure"));
+  jm.def("_abort_trace", &jit::abort_trace);
+  // For bench/deploy_latency.py: the per-call time of forward in a C++ loop (no
+  // Python in between), as a deployed C++ program calls it: seconds, the best
+  // of `repeats` blocks of `iters` calls, with gradients off.
+  jm.def("_time_forward", [](const jit::Module& mod, const std::vector<Tensor>& inputs,
+                             int64_t iters, int64_t repeats) {
+        py::gil_scoped_release release;
+        NoGradGuard no_grad;
+        double best = 1e30;
+        for (int64_t r = 0; r < repeats; ++r) {
+          auto start = std::chrono::steady_clock::now();
+          for (int64_t i = 0; i < iters; ++i) mod.forward(inputs);
+          std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+          best = std::min(best, took.count() / static_cast<double>(iters));
+        }
+        return best;
+      }, py::arg("module"), py::arg("inputs"), py::arg("iters"), py::arg("repeats") = 5);
+  jm.def("is_tracing", &jit::is_tracing);
+}
+
+}  // namespace ember::python

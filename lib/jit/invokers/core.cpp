@@ -1,0 +1,175 @@
+// Invokers of the core group (lib/dispatch/ops/core.def): copies, fills,
+// factories, random samplers and views. The view backward helpers
+// (slice_backward, select_backward) have none: they cannot be traced.
+#include <algorithm>
+#include <limits>
+
+#include "ember/ops/factories.h"
+#include "ember/ops/random.h"
+#include "ember/ops/views.h"
+#include "jit/invokers/invoke_util.h"
+
+namespace ember::jit {
+
+namespace {
+
+// A factory node's result: the traced output's dtype, on the graph's device.
+TensorOptions traced_options(const InvokeArgs& a) {
+  return TensorOptions(a.traced_output(0).dtype).device(a.device());
+}
+
+// The traced sizes of a factory's output, which must have `rank` dims: arange,
+// linspace, randperm and eye carry their lengths only there.
+const DimVector& traced_sizes(const InvokeArgs& a, size_t rank) {
+  const DimVector& sizes = a.traced_output(0).sizes;
+  if (sizes.size() != rank)
+    a.fail(detail::str("the traced output must have ", rank, " dims, got ", sizes.size()));
+  return sizes;
+}
+
+// The end that makes the public arange(start, end, step) give n elements (the
+// node holds start and step only; its length is the traced output's).
+Scalar arange_end(const InvokeArgs& a, const Scalar& start, const Scalar& step, int64_t n) {
+  if (n == 0) return start;
+  if (!start.is_float() && !step.is_float()) {
+    int64_t span = 0, end = 0;
+    if (__builtin_mul_overflow(n, step.to_int(), &span) ||
+        __builtin_add_overflow(start.to_int(), span, &end))
+      a.fail("arange: the range overflows int64");
+    return Scalar(end);  // (end - start + step - sign) / step == n
+  }
+  // Half a step short of n steps: ceil((end - start) / step) is n, clear of rounding.
+  return Scalar(start.to_double() + (static_cast<double>(n) - 0.5) * step.to_double());
+}
+
+// Integers in [from, from + span): random_'s attrs, span an uint64 bit pattern
+// (0 standing for 2^64), passed back through the public random_(from, to).
+Tensor& run_random_(const InvokeArgs& a, Tensor& self) {
+  int64_t from = a.integer(0);
+  uint64_t span = static_cast<uint64_t>(a.integer(1));
+  int64_t hi = static_cast<int64_t>(static_cast<uint64_t>(from) + span - 1);  // inclusive
+  if (hi < from) a.fail("random_: the range [from, from + span) wraps around int64");
+  if (hi < std::numeric_limits<int64_t>::max()) return random_(self, from, std::optional<int64_t>(hi + 1));
+  // Up to int64's largest value: only int64 holds it, and to = None asks for it.
+  if (self.dtype() != kInt64)
+    a.fail(detail::str("random_: the range reaches 2^63 - 1, beyond ", dtype_name(self.dtype())));
+  return random_(self, from, std::nullopt);
+}
+
+}  // namespace
+
+// ---- copies and fills: in place, or into the tensor zeros()/clone()/to() allocated ----
+
+EMBER_REGISTER_INVOKER(copy_, [](const InvokeArgs& a) -> std::vector<Tensor> {
+  Tensor dst = write_target(a);
+  return {copy_(dst, a.tensor(1), a.flag(0))};
+});
+
+EMBER_REGISTER_INVOKER(fill_, [](const InvokeArgs& a) -> std::vector<Tensor> {
+  Tensor self = write_target(a);
+  return {self.fill_(a.scalar(0))};
+});
+
+// ---- factories: the public function, with the traced length and dtype ----------------
+
+EMBER_REGISTER_INVOKER(arange, [](const InvokeArgs& a) -> std::vector<Tensor> {
+  expect_fresh_output(a);
+  int64_t n = traced_sizes(a, 1)[0];
+  Scalar start = a.scalar(0), step = a.scalar(1);
+  Tensor out = arange(start, arange_end(a, start, step, n), step, traced_options(a));
+  if (out.numel() != n) a.fail(detail::str("arange: gave ", out.numel(), " elements, traced ", n));
+  return {out};
+});
+
+EMBER_REGISTER_INVOKER(linspace, [](const InvokeArgs& a) -> std::vector<Tensor> {
+  expect_fresh_output(a);
+  return {linspace(a.scalar(0), a.scalar(1), traced_sizes(a, 1)[0], traced_options(a))};
+});
+
+EMBER_REGISTER_INVOKER(eye, [](const InvokeArgs& a) -> std::vector<Tensor> {
+  expect_fresh_output(a);
+  const DimVector& nm = traced_sizes(a, 2);
+  return {eye(nm[0], nm[1], traced_options(a))};
+});
+
+// ---- random ops. The traced seed and offset (the last two attrs) are not reused:
+// each run draws fresh numbers from the default generator, as the eager call does.
+
+EMBER_REGISTER_INVOKER(uniform_, [](const InvokeArgs& a) -> std::vector<Tensor> {
+  Tensor self = write_target(a);
+  return {uniform_(self, a.real(0), a.real(1))};
+});
+
+EMBER_REGISTER_INVOKER(normal_, [](const InvokeArgs& a) -> std::vector<Tensor> {
+  Tensor self = write_target(a);
+  return {normal_(self, a.real(0), a.real(1))};
+});
+
+EMBER_REGISTER_INVOKER(random_, [](const InvokeArgs& a) -> std::vector<Tensor> {
+  Tensor self = write_target(a);
+  return {run_random_(a, self)};
+});
+
+EMBER_REGISTER_INVOKER(bernoulli_, [](const InvokeArgs& a) -> std::vector<Tensor> {
+  Tensor self = write_target(a);
+  return {bernoulli_(self, a.real(0))};
+});
+
+EMBER_REGISTER_INVOKER(randperm, [](const InvokeArgs& a) -> std::vector<Tensor> {
+  expect_fresh_output(a);
+  return {randperm(traced_sizes(a, 1)[0], traced_options(a))};
+});
+
+// ---- views: the public view functions, so the results stay views of the input ------
+
+EMBER_REGISTER_INVOKER(view, [](const InvokeArgs& a) -> std::vector<Tensor> {
+  return {view(a.tensor(0), as_list(a.ints(0)))};
+});
+
+EMBER_REGISTER_INVOKER(as_strided, [](const InvokeArgs& a) -> std::vector<Tensor> {
+  return {as_strided(a.tensor(0), as_list(a.ints(0)), as_list(a.ints(1)), a.integer(2))};
+});
+
+EMBER_REGISTER_INVOKER(transpose, [](const InvokeArgs& a) -> std::vector<Tensor> {
+  return {transpose(a.tensor(0), a.integer(0), a.integer(1))};
+});
+
+EMBER_REGISTER_INVOKER(permute, [](const InvokeArgs& a) -> std::vector<Tensor> {
+  return {permute(a.tensor(0), as_list(a.ints(0)))};
+});
+
+EMBER_REGISTER_INVOKER(expand, [](const InvokeArgs& a) -> std::vector<Tensor> {
+  return {expand(a.tensor(0), as_list(a.ints(0)))};
+});
+
+// squeeze's node lists the (wrapped) dims it drops; the public squeeze takes one
+// dim at a time, so they go from the last one down, each leaving the earlier
+// dims where they were.
+EMBER_REGISTER_INVOKER(squeeze, [](const InvokeArgs& a) -> std::vector<Tensor> {
+  DimVector dims = a.ints(0);
+  std::sort(dims.begin(), dims.end());
+  if (std::adjacent_find(dims.begin(), dims.end()) != dims.end())
+    a.fail("squeeze: a dim appears more than once");
+  Tensor out = a.tensor(0);
+  if (dims.empty()) return {alias(out)};
+  for (size_t i = dims.size(); i-- > 0;) out = squeeze(out, dims[i]);
+  return {out};
+});
+
+EMBER_REGISTER_INVOKER(unsqueeze, [](const InvokeArgs& a) -> std::vector<Tensor> {
+  return {unsqueeze(a.tensor(0), a.integer(0))};
+});
+
+EMBER_REGISTER_INVOKER(slice, [](const InvokeArgs& a) -> std::vector<Tensor> {
+  return {slice(a.tensor(0), a.integer(0), a.integer(1), a.integer(2), a.integer(3))};
+});
+
+EMBER_REGISTER_INVOKER(select, [](const InvokeArgs& a) -> std::vector<Tensor> {
+  return {select(a.tensor(0), a.integer(0), a.integer(1))};
+});
+
+EMBER_REGISTER_INVOKER(alias, [](const InvokeArgs& a) -> std::vector<Tensor> {
+  return {alias(a.tensor(0))};
+});
+
+}  // namespace ember::jit

@@ -1,0 +1,40 @@
+// Graph passes, run on a traced graph before it is saved or run
+// (lib/jit/passes/*.cpp, one pass per file). Each keeps the graph's results:
+// nodes with side effects (graph.h: in-place writes, random draws) are never
+// removed, merged or folded, and neither is a value that some node later writes
+// into (directly or through a view).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "jit/graph.h"
+
+namespace ember::jit {
+
+// Removes nodes whose outputs nothing uses, and parameters and constants no node
+// uses. Returns the number of nodes removed.
+int eliminate_dead_code(Graph& graph);
+// Runs each node whose inputs are all constants now and replaces its outputs by
+// constants (when that does not make the constants much larger), then removes
+// what is dead. Returns the number of nodes folded.
+int fold_constants(Graph& graph);
+// Merges nodes that compute the same op on the same values with the same
+// attributes. Returns the number of nodes merged away.
+int eliminate_common_subexpressions(Graph& graph);
+
+// By name: "dce", "constant_folding", "cse"; anything else is a ValueError.
+int run_pass(Graph& graph, const std::string& name);
+// The passes traced.save and ember.jit.trace(optimize=True) run, in order.
+const std::vector<std::string>& default_passes();
+
+// Shared by the passes (lib/jit/passes/graph_edit.cpp).
+namespace passes_detail {
+// Values that some node writes into in place, directly or through a view or an
+// earlier in-place result of theirs.
+std::vector<bool> written_values(const Graph& graph);
+// Keeps the nodes with keep_node[n] and the values they, the inputs and the
+// outputs use; renumbers everything; drops the tensors of dropped values.
+void compact(Graph& graph, const std::vector<bool>& keep_node);
+}  // namespace passes_detail
+
+}  // namespace ember::jit

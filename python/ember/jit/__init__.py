@@ -1,0 +1,206 @@
+"""ember.jit: trace a model once, save one file, run it anywhere (C++ included).
+
+    traced = ember.jit.trace(model, example_input)
+    print(traced.graph)                 # the SSA listing of the ops that ran
+    traced.save("model.ember")          # graph + weights (safetensors layout)
+    same = ember.jit.load("model.ember")
+
+The trace records every op that ran (through the dispatcher's tracer layer), with
+the module's parameters and buffers as named values. Python control flow and
+values read on the host (``item()``, ``bool(t)``, ``tolist()``) are baked in: they
+give a :class:`TracerWarning` at the line that read them. Calling a traced module
+runs its graph through the ordinary ops, on any device and under autograd.
+"""
+import json
+from collections import OrderedDict
+
+from .. import _C
+from .._C import Tensor
+
+_jit = _C._jit
+TracerWarning = _jit.TracerWarning
+Graph = _jit.Graph
+
+__all__ = ["trace", "load", "save", "TracedModule", "TracerWarning", "TracingCheckError"]
+
+
+class TracingCheckError(Exception):
+    """check_trace found that the traced graph does not reproduce the function."""
+
+
+def _flatten(out, flat):
+    """Appends out's tensors to flat; returns its structure (index or nested list)."""
+    if isinstance(out, Tensor):
+        flat.append(out)
+        return len(flat) - 1
+    if isinstance(out, (tuple, list)):
+        return [_flatten(o, flat) for o in out]
+    raise TypeError(
+        "ember.jit.trace: only tensors and (nested) tuples or lists of tensors can be output "
+        f"from traced functions, got {type(out).__name__}")
+
+
+def _unflatten(structure, flat):
+    if isinstance(structure, int):
+        return flat[structure]
+    return tuple(_unflatten(s, flat) for s in structure)
+
+
+def _as_inputs(example_inputs):
+    inputs = (example_inputs,) if isinstance(example_inputs, Tensor) else tuple(example_inputs)
+    for i, x in enumerate(inputs):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"ember.jit.trace: example input {i} must be a Tensor, got "
+                            f"{type(x).__name__}")
+    return inputs
+
+
+class TracedModule:
+    """A traced graph with its parameters: callable like the module it came from."""
+
+    def __init__(self, c_module, name="TracedModule"):
+        self._c = c_module
+        self._name = name
+        self.training = False
+
+    @property
+    def graph(self):
+        """The graph (prints as an SSA listing; .nodes(), .values() to inspect)."""
+        return self._c.graph
+
+    @property
+    def code(self):
+        return str(self._c.graph)
+
+    def forward(self, *inputs):
+        outputs = self._c.forward(list(inputs))
+        structure = self._c.graph.output_structure
+        return _unflatten(json.loads(structure) if structure else 0, outputs)
+
+    __call__ = forward
+
+    def named_parameters(self):
+        return iter(self._c.named_parameters().items())
+
+    def parameters(self):
+        return iter(self._c.named_parameters().values())
+
+    def state_dict(self):
+        return OrderedDict(sorted(self._c.named_parameters().items()))
+
+    def to(self, device):
+        self._c.to(device)
+        return self
+
+    def cuda(self, device="cuda"):
+        return self.to(device)
+
+    def cpu(self):
+        return self.to("cpu")
+
+    @property
+    def device(self):
+        return self._c.device
+
+    def eval(self):
+        """The trace has fixed the mode it ran in; kept for nn.Module's interface."""
+        return self
+
+    def train(self, mode=True):
+        return self
+
+    def run_pass(self, name):
+        """Runs one graph pass ('dce', 'constant_folding', 'cse') in place; returns
+        the number of nodes it removed, folded or merged."""
+        return self._c.run_pass(name)
+
+    def save(self, path):
+        """Writes the model file (graph + weights, safetensors layout) atomically."""
+        self._c.save(str(path))
+
+    def __repr__(self):
+        params = ", ".join(f"{k}: {tuple(v.shape)}" for k, v in self._c.named_parameters().items())
+        return f"{self._name}(traced, {len(self._c.graph.nodes())} ops; {params})"
+
+
+def _has_random_nodes(graph):
+    random_ops = {"uniform_", "normal_", "random_", "randperm", "bernoulli_", "dropout"}
+    return any(n.op in random_ops for n in graph.nodes())
+
+
+def _check_trace(traced, inputs, expected, tolerance, what="the example inputs"):
+    import warnings
+
+    if _has_random_nodes(traced.graph):
+        warnings.warn("ember.jit.trace: the trace has nondeterministic nodes (random ops, "
+                      "dropout in training mode); check_trace skipped the comparison",
+                      TracerWarning, stacklevel=3)
+        return
+    import numpy as np
+
+    got = traced._c.forward(list(inputs))
+    for i, (g, e) in enumerate(zip(got, expected)):
+        same = g.shape == e.shape and g.dtype == e.dtype
+        if same and g.numel():
+            a, b = g.detach().cpu(), e.detach().cpu()
+            if a.is_floating_point():
+                a, b = a.double(), b.double()
+            same = np.allclose(a.numpy(), b.numpy(), rtol=tolerance, atol=tolerance,
+                               equal_nan=True)
+        if not same:
+            raise TracingCheckError(
+                f"ember.jit.trace: output {i} of the traced graph differs from the traced "
+                f"function's on {what} (shape {tuple(g.shape)} vs {tuple(e.shape)}). "
+                "The function probably depends on Python values or control flow the trace baked "
+                "in (see the TracerWarnings).")
+
+
+def trace(func, example_inputs, check_trace=True, check_inputs=None, check_tolerance=1e-5,
+          optimize=True):
+    """Runs func (a Module or a function of tensors) on example_inputs and records
+    the ops it runs. Returns a TracedModule. ``optimize`` runs constant folding,
+    common-subexpression elimination and dead-code elimination on the graph;
+    ``check_trace`` runs the graph on the example inputs, and on each tuple of
+    ``check_inputs``, and compares with func's results (raising TracingCheckError
+    when they differ: the trace baked in a value or a branch)."""
+    from ..nn import Module
+
+    inputs = _as_inputs(example_inputs)
+    params = []
+    name = getattr(func, "__name__", "TracedModule")
+    if isinstance(func, Module):
+        params = list(func.named_parameters()) + list(func.named_buffers())
+        name = type(func).__name__
+    _jit._begin_trace(list(inputs), params)
+    try:
+        out = func(*inputs)
+        flat = []
+        structure = _flatten(out, flat)
+    except BaseException:
+        _jit._abort_trace()
+        raise
+    traced = TracedModule(_jit._end_trace(flat, json.dumps(structure)), name)
+    if optimize:
+        for p in ("constant_folding", "cse", "dce"):
+            traced.run_pass(p)
+    if check_trace:
+        _check_trace(traced, inputs, flat, check_tolerance)
+        for k, other in enumerate(check_inputs or ()):
+            other = _as_inputs(other)
+            expected = []
+            _flatten(func(*other), expected)
+            _check_trace(traced, other, expected, check_tolerance, f"check_inputs[{k}]")
+    return traced
+
+
+def load(path, map_location=None):
+    """Reads a model file written by TracedModule.save (or ember::jit::Module::save).
+    Safe on files from anywhere: nothing in it runs, everything is checked."""
+    return TracedModule(_jit.load(str(path), map_location))
+
+
+def save(module, path):
+    """torch.jit.save's form of module.save(path)."""
+    if not isinstance(module, TracedModule):
+        raise TypeError(f"ember.jit.save: expected a TracedModule, got {type(module).__name__}")
+    module.save(path)
