@@ -3,6 +3,7 @@
 // takes whole planes. Windows follow PyTorch's CPU kernels exactly: a max
 // propagates NaN (the last NaN of a window wins), and its index is the flat
 // h * W + w position in the input plane.
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -58,6 +59,11 @@ inline void valid_outputs(int64_t off, int64_t stride, int64_t size, int64_t out
   lo = std::min(lo, hi);
 }
 
+// The first of start, start + step, ... that is not negative.
+inline int64_t first_inside(int64_t start, int64_t step) {
+  return start >= 0 ? start : start + (-start + step - 1) / step * step;
+}
+
 // take ? a : b through bit masks: compilers turn a plain ?: back into a branch,
 // which mispredicts half the time on random data.
 template <typename V>
@@ -98,34 +104,47 @@ void max_pool2d_typed(const Tensor& x, const Tensor& out, int64_t* indices, cons
                                                             : std::numeric_limits<Acc>::lowest();
   // The first input column inside each output's window (its index if all are -inf).
   std::vector<int64_t> first_col(OW);
+  for (int64_t ow = 0; ow < OW; ++ow) first_col[ow] = first_inside(ow * w.sw - w.pw, w.dw);
+  // Only the kernel columns that reach into the input for some output column
+  // are visited, as ascending [j0, j1) runs: a wide window that is mostly
+  // padding (a hostile model file's kernel of 2^31 - 1) costs what its inside does.
+  std::vector<std::pair<int64_t, int64_t>> col_taps;
   for (int64_t ow = 0; ow < OW; ++ow) {
-    int64_t ws = ow * w.sw - w.pw;
-    while (ws < 0) ws += w.dw;
-    first_col[ow] = ws;
+    int64_t lo, hi;
+    valid_outputs(ow * w.sw - w.pw, w.dw, W, w.kw, lo, hi);
+    if (lo < hi) col_taps.emplace_back(lo, hi);
+  }
+  std::sort(col_taps.begin(), col_taps.end());
+  std::vector<std::pair<int64_t, int64_t>> runs;
+  for (auto [lo, hi] : col_taps) {
+    if (!runs.empty() && lo <= runs.back().second) runs.back().second = std::max(runs.back().second, hi);
+    else runs.emplace_back(lo, hi);
   }
   int64_t planes = x.size(0) * x.size(1);
-  int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, OH * OW * w.kh * w.kw));
+  int64_t work = OH * OW * std::min(w.kh, H) * std::min(w.kw, W);
+  int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, work));
   parallel_for(0, planes, grain, [&](int64_t p0, int64_t p1) {
     std::vector<Acc> best(OW);
     std::vector<int64_t> best_i(OW);
     for (int64_t p = p0; p < p1; ++p) {
       const T* in = xp + p * H * W;
       for (int64_t oh = 0; oh < OH; ++oh) {
-        int64_t hs = oh * w.sh - w.ph, first_row = hs;
-        while (first_row < 0) first_row += w.dh;
+        const int64_t hs = oh * w.sh - w.ph, first_row = first_inside(hs, w.dh);
         for (int64_t ow = 0; ow < OW; ++ow) {
           best[ow] = lowest;
           best_i[ow] = first_row * W + first_col[ow];
         }
-        for (int64_t i = 0; i < w.kh; ++i) {
-          int64_t ih = hs + i * w.dh;
-          if (ih < 0 || ih >= H) continue;
+        int64_t i0, i1;  // the kernel rows inside the input
+        valid_outputs(hs, w.dh, H, w.kh, i0, i1);
+        for (int64_t i = i0; i < i1; ++i) {
+          const int64_t ih = hs + i * w.dh;
           const T* row = in + ih * W;
-          for (int64_t j = 0; j < w.kw; ++j) {
-            int64_t off = j * w.dw - w.pw, lo, hi;
-            valid_outputs(off, w.sw, W, OW, lo, hi);
-            max_into_row<T>(row, w.sw, off, ih * W, lo, hi, best.data(), best_i.data());
-          }
+          for (auto [j0, j1] : runs)
+            for (int64_t j = j0; j < j1; ++j) {
+              int64_t off = j * w.dw - w.pw, lo, hi;
+              valid_outputs(off, w.sw, W, OW, lo, hi);
+              max_into_row<T>(row, w.sw, off, ih * W, lo, hi, best.data(), best_i.data());
+            }
         }
         T* o = op + (p * OH + oh) * OW;
         for (int64_t ow = 0; ow < OW; ++ow) o[ow] = static_cast<T>(best[ow]);

@@ -14,6 +14,12 @@ inline DimVector per_dim(const char* op, const char* name, const IntList& v, int
               " to be a single integer value or a list of ", nd,
               " values to match the convolution dimensions, but got ", name, "=",
               shape_str(DimVector(v.begin(), v.end())));
+  // Bounded so that the output-size arithmetic (stride * size, 2 * padding,
+  // dilation * kernel) cannot overflow, whatever a caller or a model file passes.
+  constexpr int64_t kMax = (int64_t(1) << 31) - 1;
+  for (int64_t x : v)
+    EMBER_CHECK(x >= -kMax && x <= kMax, op, ": ", name, " values must be at most 2^31 - 1 in "
+                "magnitude, got ", name, "=", shape_str(DimVector(v.begin(), v.end())));
   return v.size() == 1 ? DimVector(nd, v[0]) : DimVector(v.begin(), v.end());
 }
 

@@ -42,9 +42,12 @@ DType default_for(const Scalar& v) {
 Tensor empty(const DimVector& sizes, TensorOptions options) {
   check_sizes(sizes, "empty");
   DType dt = options.dtype_or(default_dtype());
+  // The byte count must stay below 2^62 as well: numel * itemsize of a huge
+  // int64 shape would wrap around to a small allocation that the op then overruns.
+  const int64_t max_numel = (int64_t(1) << 62) / static_cast<int64_t>(itemsize(dt));
   int64_t numel = 1;
   for (int64_t s : sizes) {
-    EMBER_CHECK(s == 0 || numel <= (int64_t(1) << 62) / s, "empty: shape ", shape_str(sizes),
+    EMBER_CHECK(s == 0 || numel <= max_numel / s, "empty: shape ", shape_str(sizes),
                 " has too many elements");
     numel *= s;
   }

@@ -53,6 +53,10 @@ Tensor pad(const Tensor& input, const IntList& pad, const std::string& mode,
   EMBER_CHECK(static_cast<int64_t>(pad.size()) / 2 <= input.dim(), "pad: padding length should be "
               "less than or equal to two times the input dimension but got padding length ",
               pad.size(), " and input of dimension ", input.dim());
+  // Bounded so that size + left + right cannot overflow, whatever a caller or a model file passes.
+  for (int64_t p : pad)
+    EMBER_CHECK(p >= -(int64_t(1) << 48) && p <= (int64_t(1) << 48), "pad: padding values must be "
+                "at most 2^48 in magnitude, got ", shape_str(DimVector(pad.begin(), pad.end())));
   if (mode != "constant" && mode != "reflect" && mode != "replicate" && mode != "circular")
     throw NotImplementedError("pad: unrecognised padding mode " + mode +
                               " (expected constant, reflect, replicate or circular)");
@@ -126,7 +130,11 @@ Tensor interpolate(const Tensor& input, const std::optional<IntList>& size,
       scales.push_back(Attr());
     } else {
       const double s = (*scale_factor)[i];
-      out_sizes.push_back(static_cast<int64_t>(std::floor(static_cast<double>(in_sizes[d]) * s)));
+      const double out = std::floor(static_cast<double>(in_sizes[d]) * s);
+      // A NaN, infinite or huge size would make the cast to int64 undefined.
+      EMBER_CHECK(std::abs(out) < 0x1p62, op, ": scale_factor ", s, " gives no valid output size "
+                  "for the input size ", in_sizes[d]);
+      out_sizes.push_back(static_cast<int64_t>(out));
       scales.push_back(recompute_scale_factor.value_or(false) ? Attr() : Attr(s));
     }
   }

@@ -28,6 +28,15 @@ inline PoolWindow pool_window(const char* op, const IntList& kernel_size, const 
   a.stride = pool_pair(op, "stride", stride, a.kernel);
   a.padding = pool_pair(op, "padding", padding, {});
   a.dilation = pool_pair(op, "dilation", dilation, {});
+  // Bounded so that the window arithmetic here and in the kernels ((kernel - 1) *
+  // dilation, size + 2 * padding) cannot overflow, whatever a caller or a model
+  // file passes; no real window comes near.
+  constexpr int64_t kMax = (int64_t(1) << 31) - 1;
+  for (const DimVector* v : {&a.kernel, &a.stride, &a.padding, &a.dilation})
+    EMBER_CHECK((*v)[0] <= kMax && (*v)[1] <= kMax, op, ": kernel_size, stride, padding and "
+                "dilation must be at most 2^31 - 1, got kernel_size=", shape_str(a.kernel),
+                " stride=", shape_str(a.stride), " padding=", shape_str(a.padding),
+                " dilation=", shape_str(a.dilation));
   EMBER_CHECK(a.kernel[0] > 0 && a.kernel[1] > 0, op,
               ": kernel size should be greater than zero, but got kH: ", a.kernel[0], " kW: ", a.kernel[1]);
   EMBER_CHECK(a.stride[0] > 0 && a.stride[1] > 0, op,

@@ -8,7 +8,7 @@
 
 #include "../nn/nn_test_utils.h"
 #include "ember/ember.h"
-#include "jit/op_invoker.h"
+#include "one_node_graph.h"
 
 using namespace ember;
 using namespace ember::jit;
@@ -16,44 +16,14 @@ using nn_test::values;
 
 namespace {
 
-// A graph of one node of `op` over `inputs` (each an Input value; an undefined
-// tensor is left out as kNoValue), writing into its first input when `inplace`,
-// with traced outputs shaped like `traced`. Runs the node's invoker on the same
-// tensors on the CPU.
+// A graph of one node of `op` over `inputs` (one_node_graph.h), writing into its
+// first input when `inplace`, with traced outputs shaped like `traced`. Runs the
+// node's invoker on the same tensors on the CPU.
 std::vector<Tensor> invoke(OpId op, const std::vector<Tensor>& inputs, std::vector<Attr> attrs,
                            const std::vector<Tensor>& traced, bool inplace = false) {
-  Graph g;
-  std::vector<ValueId> ids;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (!inputs[i].defined()) {
-      ids.push_back(kNoValue);
-      continue;
-    }
-    Value v;
-    v.kind = ValueKind::Input;
-    v.name = "x" + std::to_string(i);
-    v.index = static_cast<int32_t>(g.inputs.size());
-    v.dtype = inputs[i].dtype();
-    v.sizes = inputs[i].sizes();
-    ids.push_back(g.add_value(v));
-    g.inputs.push_back(ids.back());
-  }
-  std::vector<ValueId> preset_ids;
-  std::vector<Tensor> preset;
-  if (inplace) {
-    preset_ids.push_back(ids.at(0));
-    preset.push_back(inputs.at(0));
-  }
-  int32_t n = g.add_node(op, ids, std::move(attrs), preset_ids, traced.size());
-  for (size_t i = 0; i < traced.size(); ++i) {
-    Value& v = g.values[static_cast<size_t>(g.nodes[n].outputs[i])];
-    v.dtype = traced[i].dtype();
-    v.sizes = traced[i].sizes();
-  }
-  InvokeFn fn = invoker_for(op);
-  REQUIRE(fn != nullptr);
-  InvokeArgs args(g, n, inputs, preset, kCPU);
-  return fn(args);
+  test::OneNodeGraph g(op, inputs, std::move(attrs), traced.size(), inplace);
+  for (size_t i = 0; i < traced.size(); ++i) g.set_traced(i, traced[i]);
+  return g.run();
 }
 
 // Same dtype, shape and values (NaN equal to NaN).
