@@ -246,8 +246,9 @@ def test_allocator_statistics_and_a_steady_loop_without_cudamalloc():
     del a, b
     assert ember.cuda.memory_stats()["num_raw_allocs"] == raw_allocs
     assert "cuda:0" in ember.cuda.memory_summary()
-    with pytest.raises(RuntimeError, match="CUDA out of memory"):
+    with pytest.raises(ember.cuda.OutOfMemoryError, match="CUDA out of memory"):
         ember.empty(1 << 50, dtype=ember.uint8, device="cuda")
+    assert issubclass(ember.cuda.OutOfMemoryError, RuntimeError)
 
 
 @pytest.mark.cuda

@@ -10,6 +10,7 @@ _cuda = _C._cuda
 
 Stream = _cuda.Stream
 Event = _cuda.Event
+OutOfMemoryError = _C.OutOfMemoryError  # a RuntimeError, as torch.cuda.OutOfMemoryError
 is_available = _cuda.is_available
 device_count = _cuda.device_count
 current_device = _cuda.current_device
@@ -151,7 +152,7 @@ def memory_summary(device=None, abbreviated=False):
 
 
 __all__ = [
-    "Event", "Stream", "StreamContext", "current_device", "current_stream", "default_stream",
+    "Event", "OutOfMemoryError", "Stream", "StreamContext", "current_device", "current_stream", "default_stream",
     "device", "device_count", "empty_cache", "is_available", "is_built", "max_memory_allocated",
     "max_memory_reserved", "memory_allocated", "memory_reserved", "memory_stats", "memory_summary",
     "reset_peak_memory_stats", "set_device", "set_stream", "stream", "synchronize",
