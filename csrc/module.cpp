@@ -23,5 +23,6 @@ PYBIND11_MODULE(_C, m) {
   bind_optim(m);
   bind_rnn(m);
   bind_attention(m);
+  bind_cuda(m, cls);
   bind_jit(m);
 }

@@ -2,6 +2,7 @@
 #pragma once
 #include "ember/autograd.h"
 #include "ember/autograd_function.h"
+#include "ember/cuda.h"
 #include "ember/device.h"
 #include "ember/dtype.h"
 #include "ember/error.h"

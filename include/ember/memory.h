@@ -1,6 +1,7 @@
 // Memory statistics of the caching allocators (ember.memory_stats() in Python).
 #pragma once
 #include <cstdint>
+#include <string>
 
 #include "ember/device.h"
 
@@ -23,5 +24,7 @@ MemoryStats memory_stats(Device device = kCPU);
 void reset_peak_memory_stats(Device device = kCPU);
 // Returns every cached, unused block to the system.
 void empty_cache(Device device = kCPU);
+// A few lines describing the allocator's pools and counters.
+std::string memory_summary(Device device = kCPU);
 
 }  // namespace ember

@@ -23,6 +23,7 @@ namespace ember {
 using IntList = std::vector<int64_t>;
 class Tensor;
 namespace autograd { class Node; }
+namespace cuda { class Stream; }
 using TensorList = std::vector<Tensor>;
 class TensorIndex;  // one entry of x.index({...}) (ember/ops/shape_index.h)
 
@@ -104,6 +105,15 @@ class Tensor {
   Tensor to(Device device, bool non_blocking = false, bool copy = false) const;
   Tensor to(Device device, DType dtype, bool non_blocking = false, bool copy = false) const;
   Tensor cpu() const { return to(kCPU); }
+  // To CUDA device `device` (-1: the current one).
+  Tensor cuda(int device = -1, bool non_blocking = false) const;
+  // A copy in page-locked host memory, which copies to and from a GPU can overlap
+  // with other work (non_blocking=true). Needs a GPU.
+  Tensor pin_memory() const;
+  bool is_pinned() const;
+  // The memory of this CUDA tensor is also used by work queued on `stream`: the
+  // caching allocator reuses it only after that work is done.
+  void record_stream(const cuda::Stream& stream) const;
   Tensor float_() const { return to(kFloat32); }
   Tensor& copy_(const Tensor& src, bool non_blocking = false);
   Tensor& fill_(const Scalar& value);

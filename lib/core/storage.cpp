@@ -1,5 +1,6 @@
 #include "ember/storage.h"
 
+#include "ember/cuda.h"
 #include "ember/error.h"
 #include "memory/caching_allocator.h"
 
@@ -11,13 +12,21 @@
 
 namespace ember {
 
-static void free_from_cpu_allocator(void*, void* data) { memory::cpu_allocator().free(data); }
-
 IntrusivePtr<Storage> Storage::allocate(size_t nbytes, Device device) {
-  EMBER_CHECK(device.is_cpu(), "cannot allocate on ", device.str(),
-              ": ember was built without the CUDA backend");
-  void* data = memory::cpu_allocator().allocate(nbytes);
-  return make_intrusive<Storage>(data, nbytes, device, &free_from_cpu_allocator, nullptr);
+  if (device.is_cuda()) {
+    EMBER_CHECK(cuda::is_available(), "cannot allocate memory on ", device.str(), ": ",
+                cuda::is_built() ? "no CUDA GPU is available" : "ember was built without CUDA");
+    // "cuda" means the current device; the storage records which one it is.
+    int index = device.index >= 0 ? device.index : cuda::current_device();
+    memory::CachingAllocator& allocator = memory::cuda_allocator(index);
+    // The block belongs to the stream the allocating op queues its work on.
+    void* data = allocator.allocate(nbytes, cuda::current_stream(index).id());
+    return make_intrusive<Storage>(data, nbytes, Device(DeviceType::CUDA, index),
+                                   &memory::free_to_allocator, &allocator);
+  }
+  memory::CachingAllocator& allocator = memory::cpu_allocator();
+  void* data = allocator.allocate(nbytes);
+  return make_intrusive<Storage>(data, nbytes, device, &memory::free_to_allocator, &allocator);
 }
 
 }  // namespace ember

@@ -336,6 +336,11 @@ void CachingAllocator::record_stream(void* ptr, StreamId stream) {
   if (std::find(uses.begin(), uses.end(), stream) == uses.end()) uses.push_back(stream);
 }
 
+bool CachingAllocator::owns(void* ptr) const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->allocated.count(ptr) != 0;
+}
+
 void CachingAllocator::empty_cache() {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   impl_->process_events();

@@ -62,6 +62,8 @@ class CachingAllocator {
   void free(void* ptr);
   // The block of ptr is also used on `stream`: its reuse waits for that stream.
   void record_stream(void* ptr, StreamId stream);
+  // Whether ptr is the start of a block this allocator handed out and not yet freed.
+  bool owns(void* ptr) const;
   void empty_cache();
   MemoryStats stats() const;
   void reset_peak_stats();
@@ -75,5 +77,17 @@ class CachingAllocator {
 
 // The process-wide CPU allocator (64-byte aligned raw blocks).
 CachingAllocator& cpu_allocator();
+// The allocator of CUDA device `device` (-1: the current one; lib/cuda/cuda_allocator.cpp).
+// Raises ember::Error without CUDA or without a GPU, or for a bad index.
+CachingAllocator& cuda_allocator(int device);
+// Page-locked host memory (cudaHostAlloc) for pin_memory(). Its blocks are allocated
+// on kHostStream, a stream no work runs on: every stream a non_blocking copy used the
+// block on is recorded (lib/cuda/cuda_allocator.h) and waited for before reuse.
+CachingAllocator& pinned_host_allocator();
+constexpr StreamId kHostStream = ~StreamId(0);
+// Whether ptr is page-locked host memory (ember's or registered with CUDA otherwise).
+bool is_pinned_host_ptr(const void* ptr);
+// Storage deleter for memory from a CachingAllocator (ctx: the allocator).
+void free_to_allocator(void* ctx, void* data);
 
 }  // namespace ember::memory

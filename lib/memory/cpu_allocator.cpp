@@ -1,9 +1,7 @@
-// The CPU's raw allocator and the process-wide CPU caching allocator, plus the public
-// memory-statistics functions of ember/memory.h.
+// The CPU's raw allocator and the process-wide CPU caching allocator.
 #include <cstdlib>
 
 #include "ember/error.h"
-#include "ember/memory.h"
 #include "memory/caching_allocator.h"
 
 namespace ember::memory {
@@ -34,25 +32,3 @@ CachingAllocator& cpu_allocator() {
 }
 
 }  // namespace ember::memory
-
-namespace ember {
-
-namespace {
-
-memory::CachingAllocator& allocator_for(Device device, const char* fn) {
-  if (device.is_cuda())
-    throw NotImplementedError(detail::str(fn, ": the CUDA backend is not built"));
-  return memory::cpu_allocator();
-}
-
-}  // namespace
-
-MemoryStats memory_stats(Device device) { return allocator_for(device, "memory_stats").stats(); }
-
-void reset_peak_memory_stats(Device device) {
-  allocator_for(device, "reset_peak_memory_stats").reset_peak_stats();
-}
-
-void empty_cache(Device device) { allocator_for(device, "empty_cache").empty_cache(); }
-
-}  // namespace ember

@@ -1,6 +1,8 @@
 // Copies, conversions, fills: the op functions of the core group.
+#include "core/pinned.h"
 #include "dispatch/dispatcher.h"
 #include "ember/autograd.h"
+#include "ember/cuda.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/views.h"
 
@@ -38,9 +40,15 @@ Tensor to(const Tensor& self, std::optional<Device> device, std::optional<DType>
           bool non_blocking, bool copy) {
   Device d = device.value_or(self.device());
   if (d.is_cpu()) d = kCPU;
+  // "cuda" is the current device: a tensor already there needs no copy.
+  if (d.is_cuda() && d.index < 0 && self.is_cuda()) d = Device(DeviceType::CUDA, cuda::current_device());
   DType t = dtype.value_or(self.dtype());
   if (!copy && d == self.device() && t == self.dtype()) return self;
-  Tensor out = empty(self.sizes(), TensorOptions(t).device(d));
+  // As in PyTorch, a non_blocking copy from a GPU lands in pinned memory, so that it
+  // really is asynchronous (the caller synchronizes before reading it).
+  Tensor out = non_blocking && d.is_cpu() && self.is_cuda()
+                   ? empty_pinned(self.sizes(), t)
+                   : empty(self.sizes(), TensorOptions(t).device(d));
   copy_(out, self, non_blocking);
   return out;
 }

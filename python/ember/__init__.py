@@ -14,6 +14,7 @@ from . import nn  # noqa: E402,F401  (ember.nn: Module, layers, functional, init
 from .serialization import load, save  # noqa: E402,F401
 from . import utils  # noqa: E402,F401  (ember.utils.data)
 from . import optim  # noqa: E402,F401
+from . import cuda  # noqa: E402,F401  (ember.cuda: devices, streams, events, CUDA memory)
 from . import jit  # noqa: E402,F401  (ember.jit: trace, load, TracedModule)
 from . import onnx  # noqa: E402,F401  (ember.onnx.export; needs the onnx package only when called)
 

@@ -3,3 +3,32 @@ import sys
 
 # Tests import their shared helpers (_helpers, error_cases) from this folder.
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
+
+import pytest  # noqa: E402
+
+import ember  # noqa: E402
+
+# Device-parameterized tests: a test that takes a `device` argument runs once per
+# available device ("cpu", and "cuda" when a GPU is usable). A test marked
+# @pytest.mark.cuda needs a GPU and is skipped, with the reason, without one.
+DEVICES = ["cpu"] + (["cuda"] if ember.cuda.is_available() else [])
+NO_GPU_REASON = ("no CUDA GPU is available" if ember.cuda.is_built()
+                 else "ember was built without CUDA")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "cuda: the test needs a CUDA GPU (skipped without one)")
+
+
+def pytest_collection_modifyitems(config, items):
+    if ember.cuda.is_available():
+        return
+    skip = pytest.mark.skip(reason=NO_GPU_REASON)
+    for item in items:
+        if item.get_closest_marker("cuda"):
+            item.add_marker(skip)
+
+
+@pytest.fixture(params=DEVICES)
+def device(request):
+    return request.param

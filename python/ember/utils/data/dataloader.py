@@ -8,7 +8,7 @@ import warnings
 
 import ember
 
-from . import _fetch
+from . import _fetch, _pin_memory
 from ._collate import default_collate, default_convert
 from ._worker import (MP_STATUS_CHECK_INTERVAL, ExceptionWrapper, _IterableDatasetStopIteration,
                       _ResumeIteration, _worker_loop)
@@ -70,7 +70,8 @@ class DataLoader:
     in order; a worker's exception is raised here with its traceback. Workers are
     seeded base_seed + worker_id (base_seed drawn from generator), so random
     augmentations differ between workers; worker_init_fn(worker_id) runs in each.
-    pin_memory is accepted and, as in PyTorch without an accelerator, does nothing.
+    pin_memory=True copies each batch's tensors to page-locked memory when a CUDA GPU
+    is available; without one it warns and does nothing, as PyTorch does.
     """
 
     _immutable = ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset", "persistent_workers")
@@ -131,7 +132,7 @@ class DataLoader:
         if batch_size is not None and batch_sampler is None:
             batch_sampler = BatchSampler(sampler, batch_size, drop_last)
 
-        if pin_memory:
+        if pin_memory and not ember.cuda.is_available():
             warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then device "
                           "pinned memory won't be used.")
 
@@ -206,6 +207,7 @@ class _BaseDataLoaderIter:
         self._timeout = loader.timeout
         self._collate_fn = loader.collate_fn
         self._sampler_iter = iter(self._index_sampler)
+        self._pin_memory = loader.pin_memory and ember.cuda.is_available()
         self._base_seed = int(ember.empty((), dtype=ember.int64).random_(generator=loader.generator).item())
         self._num_yielded = 0
 
@@ -222,7 +224,7 @@ class _BaseDataLoaderIter:
     def __next__(self):
         data = self._next_data()
         self._num_yielded += 1
-        return data
+        return _pin_memory.pin_memory(data) if self._pin_memory else data
 
     def __len__(self):
         return len(self._index_sampler)

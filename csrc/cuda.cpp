@@ -1,0 +1,92 @@
+// ember._C._cuda (devices, streams, events, CUDA memory; python/ember/cuda/ builds
+// ember.cuda on it) and the Tensor methods cuda(), pin_memory(), is_pinned(),
+// record_stream().
+#include "bindings.h"
+
+namespace ember::python {
+
+namespace {
+
+using cuda::Event;
+using cuda::Stream;
+
+// None, an int, "cuda:1" or an ember.device: a CUDA device index (-1: the current one).
+int cuda_index_from(py::handle obj) {
+  if (obj.is_none()) return -1;
+  if (py::isinstance<py::int_>(obj)) return obj.cast<int>();
+  Device d = device_from(obj);
+  EMBER_CHECK_VALUE(d.is_cuda(), "expected a CUDA device, got ", d.str());
+  return d.index;
+}
+
+// Waiting for the GPU lets other Python threads run.
+using release_gil = py::call_guard<py::gil_scoped_release>;
+
+void bind_streams(py::module_& c) {
+  py::class_<Stream>(c, "Stream")
+      .def(py::init([](py::handle device, int priority) {
+             return Stream::create(cuda_index_from(device), priority);
+           }),
+           py::arg("device") = py::none(), py::arg("priority") = 0)
+      .def_property_readonly("device_index", &Stream::device)
+      .def_property_readonly("device", [](const Stream& s) { return Device(DeviceType::CUDA, s.device()); })
+      .def_property_readonly("cuda_stream", &Stream::id)
+      .def_property_readonly("priority", &Stream::priority)
+      .def("query", &Stream::query)
+      .def("synchronize", &Stream::synchronize, release_gil())
+      .def("wait_stream", &Stream::wait_stream, py::arg("stream"))
+      .def("wait_event", [](const Stream& s, const Event& e) { e.wait(s); }, py::arg("event"))
+      .def("record_event", [](const Stream& s, const Event* e) {
+        Event event = e ? *e : Event();  // a copy shares the event
+        event.record(s);
+        return event;
+      }, py::arg("event") = nullptr)
+      .def("__eq__", [](const Stream& a, const Stream& b) { return a == b; })
+      .def("__hash__", [](const Stream& s) { return std::hash<uintptr_t>()(s.id()) ^ s.device(); })
+      .def("__repr__", [](const Stream& s) {
+        return detail::str("<ember.cuda.Stream device=cuda:", s.device(), " cuda_stream=0x",
+                           std::hex, s.id(), ">");
+      });
+  c.def("current_stream", [](py::handle d) { return cuda::current_stream(cuda_index_from(d)); },
+        py::arg("device") = py::none());
+  c.def("default_stream", [](py::handle d) { return cuda::default_stream(cuda_index_from(d)); },
+        py::arg("device") = py::none());
+  c.def("set_stream", &cuda::set_current_stream, py::arg("stream"));
+
+  py::class_<Event>(c, "Event")
+      .def(py::init<bool, bool>(), py::arg("enable_timing") = false, py::arg("blocking") = false)
+      .def("record", [](Event& e, const Stream* s) { s ? e.record(*s) : e.record(); },
+           py::arg("stream") = nullptr)
+      .def("wait", [](const Event& e, const Stream* s) { s ? e.wait(*s) : e.wait(); },
+           py::arg("stream") = nullptr)
+      .def("query", &Event::query)
+      .def("synchronize", &Event::synchronize, release_gil())
+      .def("elapsed_time", &Event::elapsed_time, py::arg("end_event"));
+}
+
+void bind_tensor_device_methods(TensorClass& cls) {
+  cls.def("cuda", [](const Tensor& t, py::handle device, bool non_blocking) {
+        return t.cuda(cuda_index_from(device), non_blocking);
+      }, py::arg("device") = py::none(), py::arg("non_blocking") = false)
+      .def("pin_memory", &Tensor::pin_memory)
+      .def("is_pinned", &Tensor::is_pinned)
+      .def("record_stream", &Tensor::record_stream, py::arg("stream"));
+}
+
+}  // namespace
+
+void bind_cuda(py::module_& m, TensorClass& cls) {
+  py::module_ c = m.def_submodule("_cuda", "ember::cuda: CUDA devices, streams, events, memory");
+  c.def("is_built", &cuda::is_built);
+  c.def("is_available", &cuda::is_available);
+  c.def("device_count", &cuda::device_count);
+  c.def("current_device", &cuda::current_device);
+  c.def("set_device", [](py::handle d) { cuda::set_device(cuda_index_from(d)); }, py::arg("device"));
+  c.def("synchronize", [](int d) { cuda::synchronize(d); }, py::arg("device") = -1, release_gil());
+  c.def("memory_summary", &cuda::memory_summary, py::arg("device") = -1);
+  c.def("empty_cache", &cuda::empty_cache);
+  bind_streams(c);
+  bind_tensor_device_methods(cls);
+}
+
+}  // namespace ember::python

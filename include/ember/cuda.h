@@ -1,0 +1,123 @@
+// ember::cuda: CUDA devices, streams, events and device memory (DESIGN.md, Streams).
+//
+// Every CUDA device has a current stream per thread (the default stream until set);
+// ops queue their work on it and the host waits only where a value must reach it
+// or when asked (synchronize(), Stream::synchronize(), Event::synchronize()).
+//
+// In a build without CUDA, or on a machine without a GPU, is_available() is false,
+// device_count() is 0, and every call that needs a GPU raises ember::Error saying
+// which ("ember was built without CUDA" / "no CUDA GPU is available").
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "ember/memory.h"
+
+namespace ember::cuda {
+
+bool is_built();      // compiled with the CUDA backend
+bool is_available();  // built, and at least one GPU is usable
+int device_count();   // 0 without CUDA or without a GPU
+int current_device();
+void set_device(int device);
+// Waits until all work queued on every stream of `device` (-1: the current one) is done.
+void synchronize(int device = -1);
+
+// Makes `device` current for a scope (-1: leaves the current device as it is).
+class DeviceGuard {
+ public:
+  explicit DeviceGuard(int device);
+  ~DeviceGuard();
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+ private:
+  int previous_ = -1;
+};
+
+// A handle to a CUDA stream (cheap to copy). Streams made by create() come from a
+// per-device pool and live as long as the process, so a handle never dangles.
+class Stream {
+ public:
+  // A stream of `device` (-1: the current one) from the pool. priority 0 is the
+  // normal priority; a negative priority asks for a high-priority stream.
+  static Stream create(int device = -1, int priority = 0);
+  // Wraps a cudaStream_t that the caller owns (0: the default stream).
+  static Stream wrap(int device, void* handle) { return Stream(device, handle); }
+
+  int device() const { return device_; }
+  void* handle() const { return handle_; }  // the cudaStream_t
+  // The caching allocator's name for this stream: the handle as an integer, 0 for
+  // the default stream.
+  uintptr_t id() const { return reinterpret_cast<uintptr_t>(handle_); }
+  int priority() const;
+  bool query() const;  // true when all work queued on it is done
+  void synchronize() const;
+  // Work queued on this stream from now on waits for the work queued on `other` so far.
+  void wait_stream(const Stream& other) const;
+
+  bool operator==(const Stream& o) const { return device_ == o.device_ && handle_ == o.handle_; }
+  bool operator!=(const Stream& o) const { return !(*this == o); }
+
+ private:
+  Stream(int device, void* handle) : device_(device), handle_(handle) {}
+  int device_;
+  void* handle_;
+};
+
+// This thread's current stream of `device` (-1: the current device).
+Stream current_stream(int device = -1);
+Stream default_stream(int device = -1);
+// Makes `stream` this thread's current stream of its device.
+void set_current_stream(const Stream& stream);
+
+// Makes a stream and its device current for a scope, then restores both.
+class StreamGuard {
+ public:
+  explicit StreamGuard(const Stream& stream);
+  ~StreamGuard();
+  StreamGuard(const StreamGuard&) = delete;
+  StreamGuard& operator=(const StreamGuard&) = delete;
+
+ private:
+  DeviceGuard device_;
+  Stream previous_;
+};
+
+// A CUDA event: a marker in a stream's queue. Copies share the same event. The
+// CUDA event is made at the first record(), on the recording stream's device, so
+// making an Event needs no GPU.
+class Event {
+ public:
+  explicit Event(bool enable_timing = false, bool blocking = false);
+  void record();  // on the current stream of the current device
+  void record(const Stream& stream);
+  // Work queued on `stream` from now on waits for this event (no-op if never recorded).
+  void wait(const Stream& stream) const;
+  void wait() const;  // the current stream of the current device
+  bool query() const;  // true when the recorded work is done (or nothing was recorded)
+  void synchronize() const;
+  // Milliseconds between this event and `end` (both recorded, with enable_timing).
+  float elapsed_time(const Event& end) const;
+
+ private:
+  struct Impl;
+  bool enable_timing_;
+  bool blocking_;
+  std::shared_ptr<Impl> impl_;
+};
+
+// The caching allocator of `device` (-1: the current one); ember::memory_stats(Device)
+// reads the same numbers.
+MemoryStats memory_stats(int device = -1);
+int64_t memory_allocated(int device = -1);
+int64_t max_memory_allocated(int device = -1);
+int64_t memory_reserved(int device = -1);
+int64_t max_memory_reserved(int device = -1);
+void reset_peak_memory_stats(int device = -1);
+std::string memory_summary(int device = -1);
+// Returns the cached, unused blocks of every device to CUDA.
+void empty_cache();
+
+}  // namespace ember::cuda

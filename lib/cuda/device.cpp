@@ -1,0 +1,83 @@
+// CUDA devices: how many, which is current, waiting for one, and the error check
+// every CUDA call goes through.
+#include "cuda/cuda_check.h"
+#include "ember/cuda.h"
+#include "ember/error.h"
+
+namespace ember::cuda {
+
+namespace detail {
+
+void throw_cuda_error(cudaError_t err, const char* call, const char* file, int line) {
+  // Clears a non-sticky error so that later calls do not report it again.
+  (void)cudaGetLastError();
+  std::string msg = ::ember::detail::str("CUDA error: ", cudaGetErrorString(err), " (",
+                                         cudaGetErrorName(err), ") in ", call, " at ", file, ":",
+                                         line);
+  if (err == cudaErrorMemoryAllocation) throw OutOfMemoryError(msg);
+  throw Error(msg);
+}
+
+void require_gpu(const char* what) {
+  EMBER_CHECK(device_count() > 0, what, ": no CUDA GPU is available");
+}
+
+int resolve_device(int device, const char* what) {
+  require_gpu(what);
+  if (device < 0) return current_device();
+  EMBER_CHECK(device < device_count(), what, ": invalid CUDA device index ", device, " (",
+              device_count(), " device", device_count() == 1 ? "" : "s", " available)");
+  return device;
+}
+
+}  // namespace detail
+
+bool is_built() { return true; }
+
+bool is_available() { return device_count() > 0; }
+
+int device_count() {
+  // Asked once: the answer cannot change while the process runs. No driver or no
+  // device reads as zero devices, not as an error.
+  static int count = [] {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+      (void)cudaGetLastError();
+      n = 0;
+    }
+    return n;
+  }();
+  return count;
+}
+
+int current_device() {
+  detail::require_gpu("current_device");
+  int d = 0;
+  EMBER_CUDA_CHECK(cudaGetDevice(&d));
+  return d;
+}
+
+void set_device(int device) {
+  EMBER_CHECK(device >= 0, "set_device: invalid CUDA device index ", device);
+  EMBER_CUDA_CHECK(cudaSetDevice(detail::resolve_device(device, "set_device")));
+}
+
+void synchronize(int device) {
+  DeviceGuard guard(detail::resolve_device(device, "synchronize"));
+  EMBER_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+DeviceGuard::DeviceGuard(int device) {
+  if (device < 0) return;
+  int target = detail::resolve_device(device, "DeviceGuard");
+  previous_ = current_device();
+  if (previous_ != target) EMBER_CUDA_CHECK(cudaSetDevice(target));
+}
+
+DeviceGuard::~DeviceGuard() {
+  // A destructor must not throw; restoring a device that was current cannot fail
+  // short of a broken driver, which the next call will report.
+  if (previous_ >= 0 && cudaSetDevice(previous_) != cudaSuccess) (void)cudaGetLastError();
+}
+
+}  // namespace ember::cuda

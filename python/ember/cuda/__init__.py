@@ -1,0 +1,159 @@
+"""ember.cuda: CUDA devices, streams, events and the CUDA caching allocator.
+
+Mirrors torch.cuda. Without a CUDA build or without a GPU, is_available() is False,
+device_count() is 0 and the rest raise RuntimeError ("ember was built without CUDA"
+or "no CUDA GPU is available"). The work is done by ember::cuda in C++ (_C._cuda).
+"""
+from .. import _C
+
+_cuda = _C._cuda
+
+Stream = _cuda.Stream
+Event = _cuda.Event
+OutOfMemoryError = _C.OutOfMemoryError  # a RuntimeError, as torch.cuda.OutOfMemoryError
+is_available = _cuda.is_available
+device_count = _cuda.device_count
+current_device = _cuda.current_device
+empty_cache = _cuda.empty_cache
+
+
+def is_built():
+    """Whether ember was compiled with the CUDA backend."""
+    return _cuda.is_built()
+
+
+def _index(device):
+    """None, an int, "cuda:1" or an ember.device -> a CUDA device index (-1: current)."""
+    if device is None:
+        return -1
+    if isinstance(device, int):
+        return device
+    d = _C.device(device) if isinstance(device, str) else device
+    if d.type != "cuda":
+        raise ValueError(f"Expected a cuda device, but got: {d}")
+    return -1 if d.index is None else d.index
+
+
+def _device(device):
+    index = _index(device)
+    return _C.device("cuda", current_device() if index < 0 else index)
+
+
+def set_device(device):
+    """Makes `device` (an int, "cuda:1" or an ember.device) the current CUDA device."""
+    index = _index(device)
+    if index >= 0:
+        _cuda.set_device(index)
+
+
+def synchronize(device=None):
+    """Waits for all work queued on every stream of `device` (default: the current one)."""
+    _cuda.synchronize(_index(device))
+
+
+class device:
+    """Context manager that makes a CUDA device current and restores the previous one."""
+
+    def __init__(self, device):
+        self.index = _index(device)
+        self.previous = -1
+
+    def __enter__(self):
+        if self.index >= 0:
+            self.previous = current_device()
+            _cuda.set_device(self.index)
+        return self
+
+    def __exit__(self, *exc):
+        if self.previous >= 0:
+            _cuda.set_device(self.previous)
+        return False
+
+
+def current_stream(device=None):
+    return _cuda.current_stream(_index(device))
+
+
+def default_stream(device=None):
+    return _cuda.default_stream(_index(device))
+
+
+def set_stream(stream):
+    if stream is not None:
+        _cuda.set_stream(stream)
+
+
+class StreamContext:
+    """Makes `stream` (and its device) current inside a `with`; None does nothing."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.previous_stream = None
+        self.device = None
+
+    def __enter__(self):
+        if self.stream is None:
+            return self.stream
+        self.device = device(self.stream.device_index)
+        self.device.__enter__()
+        self.previous_stream = current_stream(self.stream.device_index)
+        _cuda.set_stream(self.stream)
+        return self.stream
+
+    def __exit__(self, *exc):
+        if self.stream is not None:
+            _cuda.set_stream(self.previous_stream)
+            self.device.__exit__(*exc)
+        return False
+
+
+def stream(stream):
+    """with ember.cuda.stream(s): ops queue their work on s."""
+    return StreamContext(stream)
+
+
+# ---- memory of the CUDA caching allocator ----
+
+def memory_stats(device=None):
+    """The allocator's counters. ember's names (allocated_bytes, num_raw_allocs, ...)
+    plus PyTorch's names for the common ones ("allocated_bytes.all.current", ...)."""
+    stats = _C.memory_stats(_device(device))
+    stats.update({
+        "allocated_bytes.all.current": stats["allocated_bytes"],
+        "allocated_bytes.all.peak": stats["peak_allocated_bytes"],
+        "reserved_bytes.all.current": stats["reserved_bytes"],
+        "reserved_bytes.all.peak": stats["peak_reserved_bytes"],
+    })
+    return stats
+
+
+def memory_allocated(device=None):
+    return _C.memory_stats(_device(device))["allocated_bytes"]
+
+
+def max_memory_allocated(device=None):
+    return _C.memory_stats(_device(device))["peak_allocated_bytes"]
+
+
+def memory_reserved(device=None):
+    return _C.memory_stats(_device(device))["reserved_bytes"]
+
+
+def max_memory_reserved(device=None):
+    return _C.memory_stats(_device(device))["peak_reserved_bytes"]
+
+
+def reset_peak_memory_stats(device=None):
+    _C.reset_peak_memory_stats(_device(device))
+
+
+def memory_summary(device=None, abbreviated=False):
+    return _cuda.memory_summary(_index(device))
+
+
+__all__ = [
+    "Event", "OutOfMemoryError", "Stream", "StreamContext", "current_device", "current_stream", "default_stream",
+    "device", "device_count", "empty_cache", "is_available", "is_built", "max_memory_allocated",
+    "max_memory_reserved", "memory_allocated", "memory_reserved", "memory_stats", "memory_summary",
+    "reset_peak_memory_stats", "set_device", "set_stream", "stream", "synchronize",
+]
