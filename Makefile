@@ -50,6 +50,7 @@ demo: build
 bench: build
 	$(PY) -m pip install -q torch
 	PYTHONPATH=python $(PY) bench/run_all.py --write docs/PERF.md
+	PYTHONPATH=python $(PY) bench/deploy_latency.py --write docs/PERF.md
 
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 600
