@@ -122,10 +122,17 @@ void bind_jit(py::module_& m) {
       .def("to", [](jit::Module& mod, py::handle device) { mod.to(device_from(device)); },
            py::arg("device"))
       .def_property_readonly("device", &jit::Module::device)
+      .def("save", &jit::Module::save, py::arg("path"), py::call_guard<py::gil_scoped_release>())
       .def("run_pass", [](jit::Module& mod, const std::string& name) {
              return jit::run_pass(mod.graph(), name);
            }, py::arg("name"));
 
+  jm.def("load", [](const std::string& path, py::handle map_location) {
+        std::optional<Device> device;
+        if (!map_location.is_none()) device = device_from(map_location);
+        py::gil_scoped_release release;
+        return jit::load(path, device);
+      }, py::arg("path"), py::arg("map_location") = py::none());
   jm.def("_begin_trace", &jit::begin_trace, py::arg("inputs"), py::arg("params"));
   jm.def("_end_trace",
          [](const std::vector<Tensor>& outputs, const std::string& structure) {

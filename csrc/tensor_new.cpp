@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "cpu/dtype_dispatch.h"
+#include "dispatch/dispatcher.h"
 #include "interop.h"
 
 namespace ember::python {
@@ -232,6 +233,7 @@ std::optional<Device> device_arg(py::handle device) {
 
 Tensor tensor_from_data(py::handle data, std::optional<DType> dtype, std::optional<Device> device,
                         bool requires_grad) {
+  NoTraceGuard host_data;  // in a trace, the result is a constant (see lib/jit/tracer.h)
   Tensor result;
   if (py::isinstance<Tensor>(data)) {
     Tensor src = py::cast<const Tensor&>(data).detach();

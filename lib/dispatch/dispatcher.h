@@ -21,6 +21,19 @@ struct DispatchState {
 };
 DispatchState& dispatch_state();
 
+// While one lives, ops on this thread are not traced: a tensor made from host
+// data (ember.tensor([...])) is one constant of a trace, not the ops that built it.
+class NoTraceGuard {
+ public:
+  NoTraceGuard() : was_(dispatch_state().tracing) { dispatch_state().tracing = false; }
+  ~NoTraceGuard() { dispatch_state().tracing = was_; }
+  NoTraceGuard(const NoTraceGuard&) = delete;
+  NoTraceGuard& operator=(const NoTraceGuard&) = delete;
+
+ private:
+  bool was_;
+};
+
 void dispatch(OpCall& call);
 // Entry points below a layer, for the layers themselves.
 void dispatch_below_tracer(OpCall& call);

@@ -96,6 +96,9 @@ std::string attr_str(const Attr& a) {
 std::string Graph::value_name(ValueId v) const {
   if (v == kNoValue) return "None";
   const Value& val = values.at(static_cast<size_t>(v));
+  // Parameters print as attributes of the module (%self.0.weight), so that a
+  // Sequential's "0.weight" does not read like the value %0.
+  if (val.kind == ValueKind::Parameter) return "%self." + val.name;
   return "%" + (val.name.empty() ? std::to_string(v) : val.name);
 }
 

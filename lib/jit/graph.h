@@ -80,11 +80,11 @@ struct Graph {
                    std::vector<ValueId> preset, size_t n_outputs);
 
   // The SSA listing (traced.graph in Python):
-  //   graph(%x : Float(1, 64), %fc1.weight : Float(32, 64), ...):
+  //   graph(%x : Float(1, 64), %self.fc1.weight : Float(32, 64), ...):
   //     %3 : Float(1, 32) = addmm(%fc1.bias, %x, %2, 1, 1)
   //     return (%3)
   std::string str() const;
-  // The name a value is printed with: "%x", "%fc1.weight", "%c0", "%7".
+  // The name a value is printed with: "%x", "%self.fc1.weight", "%c0", "%7".
   std::string value_name(ValueId v) const;
 };
 

@@ -68,10 +68,8 @@ ValueId value_of(TracingState& st, const Tensor& t) {
   Tensor snapshot;
   {
     // The snapshot is not part of the trace.
-    bool was = dispatch_state().tracing;
-    dispatch_state().tracing = false;
+    NoTraceGuard not_traced;
     snapshot = t.detach().clone();
-    dispatch_state().tracing = was;
   }
   snapshot.impl()->is_wrapped_number = v.wrapped_number = t.impl()->is_wrapped_number;
   st.graph->tensors[v.name] = snapshot;
@@ -80,8 +78,13 @@ ValueId value_of(TracingState& st, const Tensor& t) {
   return id;
 }
 
+// A tensor the trace knows: an input, an op's result, a parameter or buffer.
+bool is_known(const TracingState& st, const Tensor& t) {
+  return st.env.count(t.impl()) || st.params.count(t.impl());
+}
+
 bool is_fresh_output(const TracingState& st, const OpCall& call, const Tensor& t) {
-  if (st.env.count(t.impl())) return false;
+  if (is_known(st, t)) return false;
   for (const Tensor& out : call.outputs)
     if (out.defined() && out.impl() == t.impl()) return true;
   return false;
@@ -102,11 +105,10 @@ void tracer_layer(OpCall& call) {
     inputs.push_back(!t.defined() || is_fresh_output(st, call, t) ? kNoValue : value_of(st, t));
   std::vector<ValueId> preset;
   for (const Tensor& t : call.outputs)
-    if (t.defined() && st.env.count(t.impl())) preset.push_back(st.env[t.impl()]);
+    if (t.defined() && is_known(st, t)) preset.push_back(value_of(st, t));
   {
     // Ops that the layers below run for this one are not part of the trace.
-    dispatch_state().tracing = false;
-    struct Restore { ~Restore() { dispatch_state().tracing = true; } } restore;
+    NoTraceGuard below;
     dispatch_below_tracer(call);
   }
   std::vector<Attr> attrs(call.attrs.begin(), call.attrs.end());

@@ -15,6 +15,7 @@ from .serialization import load, save  # noqa: E402,F401
 from . import utils  # noqa: E402,F401  (ember.utils.data)
 from . import optim  # noqa: E402,F401
 from . import jit  # noqa: E402,F401  (ember.jit: trace, load, TracedModule)
+from . import onnx  # noqa: E402,F401  (ember.onnx.export; needs the onnx package only when called)
 
 float = float32  # noqa: A001
 double = float64

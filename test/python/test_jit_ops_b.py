@@ -348,17 +348,9 @@ def test_batch_norm_eval_and_training():
     check(bn(True), *makers, ops=["batch_norm"])
 
 
-# BatchNorm's training step starts with num_batches_tracked.add_(1): the first op
-# to touch that buffer writes into it, and the tracer (lib/jit/tracer.cpp,
-# is_fresh_output) takes a parameter or buffer it has not read yet for a tensor
-# the op function allocated, so the node loses its input 0 ("tensor input 0 is
-# required but left out"). strict: remove the mark once the tracer is fixed.
-_TRAINING_BN = pytest.param(True, marks=pytest.mark.xfail(
-    strict=True, reason="tracer: an in-place write into an unread buffer is taken for a "
-    "fresh output (BatchNorm num_batches_tracked)"))
 
 
-@pytest.mark.parametrize("train", [False, _TRAINING_BN])
+@pytest.mark.parametrize("train", [False, True])
 def test_norm_modules_eval_and_training(train):
     ember.manual_seed(3)
     model = nn.Sequential(nn.BatchNorm2d(3), nn.GroupNorm(1, 3), nn.LayerNorm([3, 4, 4]))
@@ -496,7 +488,7 @@ def _grads(model):
     return {name: p.grad.clone() for name, p in model.named_parameters()}
 
 
-@pytest.mark.parametrize("train", [False, _TRAINING_BN])
+@pytest.mark.parametrize("train", [False, True])
 def test_gradients_through_a_traced_module(train):
     ember.manual_seed(0)
     model = SmallNet()

@@ -29,8 +29,8 @@ def test_graph_names_parameters_and_prints_ssa():
                      "2.weight": "parameter", "2.bias": "parameter"}
     text = str(traced.graph)
     assert text.startswith("graph(%x : Float(2, 6),")
-    assert "%0.weight : Float(5, 6)" in text
-    assert "= relu(" in text and "= addmm(%0.bias, %x," in text
+    assert "%self.0.weight : Float(5, 6)" in text
+    assert "= relu(" in text and "= addmm(%self.0.bias, %x," in text
     assert text.rstrip().splitlines()[-1].strip().startswith("return (%")
     assert sorted(dict(traced.named_parameters())) == ["0.bias", "0.weight", "2.bias", "2.weight"]
 
@@ -283,3 +283,25 @@ def test_constant_folding_leaves_values_that_are_written_later():
     first = to_numpy(traced(x))
     assert_close(traced(x), first)  # nothing accumulates across calls
     assert_close(traced(x), to_numpy(w) * 2 + 1)
+
+
+def test_tensor_from_host_data_inside_forward_is_one_constant():
+    def f(x):
+        return x.index_select(0, ember.tensor([2, 0]))
+
+    traced = ember.jit.trace(f, ember.randn(3, 2), optimize=False)
+    assert node_ops(traced) == ["index_select"]
+    x = ember.randn(3, 2)
+    assert_close(traced(x), to_numpy(x)[[2, 0]])
+
+
+def test_training_mode_buffers_are_written_through_the_trace():
+    ember.manual_seed(0)
+    bn = nn.BatchNorm1d(3).train()
+    x = ember.randn(8, 3)
+    traced = ember.jit.trace(bn, x, check_trace=False)
+    assert int(bn.num_batches_tracked) == 1
+    mean_before = to_numpy(bn.running_mean)
+    traced(x * 2 + 1)
+    assert int(bn.num_batches_tracked) == 2  # the traced module shares the buffers
+    assert not np.allclose(to_numpy(bn.running_mean), mean_before)

@@ -28,7 +28,7 @@ TEST_CASE("jit::trace records ops with named parameters and replays them", "[jit
   REQUIRE(g.inputs.size() == 1);
   REQUIRE(traced.named_parameters().count("weight") == 1);
   REQUIRE(traced.named_parameters().count("bias") == 1);
-  REQUIRE(traced.graph_str().find("%weight : Float(3, 4)") != std::string::npos);
+  REQUIRE(traced.graph_str().find("%self.weight : Float(3, 4)") != std::string::npos);
   Tensor x2 = randn({2, 4});
   REQUIRE(same(traced(x2), fn({x2})[0]));
   REQUIRE(same(traced.forward({x2})[0], fn({x2})[0]));
