@@ -11,11 +11,6 @@ import ember
 from ember import nn
 from _helpers import to_numpy
 
-# Module.save and load are bound in csrc/jit.cpp (the coordinator's) over
-# lib/jit/model_io.cpp; until that binding is there, nothing here can run.
-pytestmark = pytest.mark.skipif(not hasattr(ember._C._jit.Module, "save"),
-                                reason="ember._C._jit.Module.save / _jit.load are not bound yet")
-
 
 def make_mlp():
     ember.manual_seed(0)
