@@ -5,6 +5,7 @@
 #include "jit/graph_json.h"
 #include "jit/model_limits.h"
 #include "serialize/atomic_file.h"
+#include "serialize/strict_json.h"
 
 namespace ember::jit {
 
@@ -13,6 +14,10 @@ namespace {
 constexpr const char* kFormatKey = "format";
 constexpr const char* kVersionKey = "format_version";
 constexpr const char* kGraphKey = "graph";
+// The parameters whose tensors require grad, as a JSON list of names: a loaded
+// model can be fine-tuned like the module it was traced from (buffers, also
+// Parameter values, do not require grad).
+constexpr const char* kRequiresGradKey = "requires_grad";
 
 // The format and version entries of the metadata, before the graph is parsed:
 // a plain safetensors file or one from a newer ember gets a message that says so.
@@ -38,17 +43,52 @@ void check_format(const serialize::Metadata& metadata, const std::string& source
   if (!metadata.count(kGraphKey)) bad_model(source, "its metadata has no \"", kGraphKey, "\"");
 }
 
+bool is_weight(const Value& v) {
+  return v.kind == ValueKind::Parameter || v.kind == ValueKind::Constant;
+}
+
+std::string requires_grad_json(const Graph& graph) {
+  serialize::Json names = serialize::Json::array();
+  for (const Value& v : graph.values)
+    if (v.kind == ValueKind::Parameter && graph.tensors.at(v.name).requires_grad())
+      names.push_back(v.name);
+  return names.dump();
+}
+
+// Sets requires_grad on the tensors the metadata lists (once they are where
+// map_location put them: a moved tensor is a new leaf). Each must be a
+// floating-point parameter of the graph.
+void restore_requires_grad(Graph& graph, const serialize::Metadata& metadata,
+                           const std::string& source) {
+  auto it = metadata.find(kRequiresGradKey);
+  if (it == metadata.end()) return;
+  const std::string what = detail::str("the \"", kRequiresGradKey, "\" metadata");
+  serialize::Json names = serialize::parse_strict_json(
+      it->second, serialize::JsonLimits{0, kMaxGraphValues}, source, what);
+  if (!names.is_array()) bad_model(source, what, " must be a JSON list of parameter names");
+  std::map<std::string, const Value*> parameters;
+  for (const Value& v : graph.values)
+    if (v.kind == ValueKind::Parameter) parameters[v.name] = &v;
+  for (const serialize::Json& name : names) {
+    auto p = name.is_string() ? parameters.find(name.get<std::string>()) : parameters.end();
+    if (p == parameters.end() || !is_floating(p->second->dtype))
+      bad_model(source, what, " lists ", serialize::excerpt(name),
+                ", which is not a floating-point parameter of the graph");
+    graph.tensors.at(p->first).requires_grad_(true);
+  }
+}
+
 }  // namespace
 
 void write_model(const Graph& graph, const serialize::ByteSink& sink, const std::string& path) {
   check_graph(graph, detail::str("cannot save model to '", path, "'"));
   serialize::NamedTensors tensors;
   for (const Value& v : graph.values)
-    if (v.kind == ValueKind::Parameter || v.kind == ValueKind::Constant)
-      tensors.emplace_back(v.name, graph.tensors.at(v.name));
+    if (is_weight(v)) tensors.emplace_back(v.name, graph.tensors.at(v.name));
   serialize::Metadata metadata{{kFormatKey, kModelFormat},
                                {kVersionKey, std::to_string(kModelFormatVersion)},
-                               {kGraphKey, graph_to_json(graph)}};
+                               {kGraphKey, graph_to_json(graph)},
+                               {kRequiresGradKey, requires_grad_json(graph)}};
   serialize::write_safetensors(tensors, metadata, sink);
 }
 
@@ -70,12 +110,13 @@ Graph read_model(const serialize::ByteSource& source, std::optional<Device> map_
     graph.tensors.emplace(std::move(name), std::move(tensor));
   check_graph(graph, context);
   for (const Value& v : graph.values) {
-    if (v.kind != ValueKind::Parameter && v.kind != ValueKind::Constant) continue;
+    if (!is_weight(v)) continue;
     Tensor& t = graph.tensors.at(v.name);
     if (map_location) t = t.to(*map_location);
     // A number the trace wrapped as a tensor promotes types as a number (graph.h).
     t.impl()->is_wrapped_number = v.wrapped_number;
   }
+  restore_requires_grad(graph, metadata, context);
   return graph;
 }
 

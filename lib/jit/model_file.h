@@ -3,7 +3,8 @@
 // The file's tensors are the graph's Parameter and Constant tensors under their
 // value names (so any safetensors reader sees the weights), and its
 // "__metadata__" holds
-//   {"format": "ember.jit", "format_version": "1", "graph": "<graph JSON text>"}
+//   {"format": "ember.jit", "format_version": "1", "graph": "<graph JSON text>",
+//    "requires_grad": "<JSON list of the parameters whose tensors require grad>"}
 // (graph_json.h). Reading trusts nothing: the safetensors layer checks lengths,
 // offsets, dtypes and shapes (lib/serialize), then the graph is parsed and
 // checked in full (check_graph) before a caller can run it. Every problem is an

@@ -11,11 +11,6 @@ import ember
 from ember import nn
 from _helpers import to_numpy
 
-# Module.save and load are bound in csrc/jit.cpp (the coordinator's) over
-# lib/jit/model_io.cpp; until that binding is there, nothing here can run.
-pytestmark = pytest.mark.skipif(not hasattr(ember._C._jit.Module, "save"),
-                                reason="ember._C._jit.Module.save / _jit.load are not bound yet")
-
 
 def make_mlp():
     ember.manual_seed(0)
@@ -74,6 +69,26 @@ def test_save_load_gives_the_same_outputs(saved):
     cpu = ember.jit.load(str(path), map_location="cpu")
     np.testing.assert_array_equal(to_numpy(cpu(x)), expected)
     assert str(loaded.graph) == str(ember.jit.load(path).graph)
+
+
+def test_a_loaded_model_trains_like_the_module(saved):
+    model, x, path = saved
+    loaded = ember.jit.load(path)
+    params = dict(loaded.named_parameters())
+    assert all(p.requires_grad for p in params.values())
+    loaded(x).square().sum().backward()
+    model(x).square().sum().backward()
+    for name, p in model.named_parameters():
+        np.testing.assert_allclose(to_numpy(params[name].grad), to_numpy(p.grad), rtol=1e-5,
+                                   atol=1e-6)
+
+
+def test_buffers_do_not_require_grad(tmp_path):
+    model = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4)).eval()
+    ember.jit.trace(model, (ember.randn(5, 3),)).save(tmp_path / "bn.ember")
+    loaded = dict(ember.jit.load(tmp_path / "bn.ember").named_parameters())
+    assert loaded["1.weight"].requires_grad and loaded["0.bias"].requires_grad
+    assert not loaded["1.running_mean"].requires_grad and not loaded["1.running_var"].requires_grad
 
 
 def test_nested_outputs_and_constants_round_trip(tmp_path):

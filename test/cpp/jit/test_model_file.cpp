@@ -156,9 +156,12 @@ TEST_CASE("a model file round-trips the graph and its tensors", "[jit]") {
   // A non-contiguous weight is saved as a contiguous copy of the same values.
   g.tensors["fc.weight"] = arange(12, kFloat32).reshape({4, 3}).t();
   g.nodes[1].attrs = {Attr(Scalar(0.1))};
+  g.tensors["fc.bias"].requires_grad_(true);
   save_model(g, dir.file("m.ember"));
   Graph back = load_model(dir.file("m.ember"));
   CHECK(back.tensors.at("fc.weight").is_contiguous());
+  CHECK(back.tensors.at("fc.bias").requires_grad());
+  CHECK_FALSE(back.tensors.at("fc.weight").requires_grad());
   require_same_graph(g, back);
   CHECK(dir.entries() == std::vector<std::string>{"m.ember"});
 
@@ -245,6 +248,16 @@ TEST_CASE("format and version are checked first", "[jit]") {
   CHECK_THAT(metadata_error([](Json& m) { m["format_version"] = "0"; }), Contains("not a version"));
   CHECK_THAT(metadata_error([](Json& m) { m.erase("format_version"); }), Contains("no \"format_version\""));
   CHECK_THAT(metadata_error([](Json& m) { m.erase("graph"); }), Contains("no \"graph\""));
+  auto grad_error = [&](const char* names) {
+    return metadata_error([&](Json& m) { m["requires_grad"] = names; });
+  };
+  CHECK(grad_error("[\"fc.bias\"]").empty());
+  CHECK_THAT(grad_error("[\"x\"]"),
+             Contains("\"requires_grad\" metadata lists \"x\", which is not a floating-point parameter"));
+  CHECK_THAT(grad_error("[3]"), Contains("lists 3, which is not"));
+  CHECK_THAT(grad_error("{}"), Contains("must be a JSON list of parameter names"));
+  CHECK_THAT(grad_error("[[\"fc.bias\"]]"), Contains("nests objects or arrays too deeply"));
+  CHECK_THAT(grad_error("[\"fc"), Contains("is not valid JSON"));
   // A plain tensor file (ember::save) is not a model.
   TempDir dir;
   ember::save({{"w", ones({2})}}, dir.file("plain.safetensors"));
