@@ -140,6 +140,12 @@ const Value& InvokeArgs::traced_output(size_t i) const {
   return graph_->values.at(static_cast<size_t>(node_->outputs[i]));
 }
 
+const Value& InvokeArgs::traced_input(size_t i) const {
+  if (i >= node_->inputs.size() || node_->inputs[i] == kNoValue)
+    fail(detail::str("expected a tensor input at position ", i));
+  return graph_->values.at(static_cast<size_t>(node_->inputs[i]));
+}
+
 Tensor InvokeArgs::fresh_output(size_t i) const {
   const Value& v = traced_output(i);
   Tensor t = empty(v.sizes, TensorOptions(v.dtype).device(device_));

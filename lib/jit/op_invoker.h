@@ -61,8 +61,10 @@ class InvokeArgs {
   // Where ops without tensor inputs (factories, fresh outputs) put their result:
   // the device the graph runs on.
   Device device() const { return device_; }
-  // The traced dtype and sizes of the node's i-th output.
+  // The traced dtype and sizes of the node's i-th output, and of its i-th input
+  // (which must not be left out).
   const Value& traced_output(size_t i) const;
+  const Value& traced_input(size_t i) const;
   // A new tensor shaped like the traced output i, on device(): where a node with a
   // left-out first input (see graph.h, fresh outputs) writes its result.
   Tensor fresh_output(size_t i) const;

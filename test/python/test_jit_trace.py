@@ -305,3 +305,14 @@ def test_training_mode_buffers_are_written_through_the_trace():
     traced(x * 2 + 1)
     assert int(bn.num_batches_tracked) == 2  # the traced module shares the buffers
     assert not np.allclose(to_numpy(bn.running_mean), mean_before)
+
+
+def test_copies_follow_the_shape_of_their_input():
+    # clone/to/contiguous allocate their result: at run time it takes the input's
+    # shape (a smaller input must not be broadcast into the traced shape).
+    traced = ember.jit.trace(lambda x: x.t().contiguous().double() * 2, ember.randn(3, 4))
+    for shape in [(3, 4), (1, 4), (5, 2)]:
+        x = ember.randn(*shape)
+        out = traced(x)
+        assert out.shape == (shape[1], shape[0]) and out.dtype == ember.float64
+        assert_close(out, to_numpy(x).T * 2)

@@ -61,8 +61,18 @@ Tensor& run_random_(const InvokeArgs& a, Tensor& self) {
 // ---- copies and fills: in place, or into the tensor zeros()/clone()/to() allocated ----
 
 EMBER_REGISTER_INVOKER(copy_, [](const InvokeArgs& a) -> std::vector<Tensor> {
-  Tensor dst = write_target(a);
-  return {copy_(dst, a.tensor(1), a.flag(0))};
+  const Tensor& src = a.tensor(1);
+  Tensor dst;
+  if (is_fresh_output(a) && a.traced_input(1).sizes == a.traced_output(0).sizes) {
+    // x.clone(), x.to(dtype), x.contiguous(): the copy takes the shape of the
+    // input it is given, not the traced one (which would broadcast a smaller one).
+    const Value& traced = a.traced_output(0);
+    dst = empty(src.sizes(), TensorOptions(traced.dtype).device(a.device()));
+    dst.impl()->is_wrapped_number = traced.wrapped_number;
+  } else {
+    dst = write_target(a);
+  }
+  return {copy_(dst, src, a.flag(0))};
 });
 
 EMBER_REGISTER_INVOKER(fill_, [](const InvokeArgs& a) -> std::vector<Tensor> {
