@@ -316,3 +316,10 @@ def test_copies_follow_the_shape_of_their_input():
         out = traced(x)
         assert out.shape == (shape[1], shape[0]) and out.dtype == ember.float64
         assert_close(out, to_numpy(x).T * 2)
+
+
+def test_load_of_a_missing_path_raises_torchs_value_error(tmp_path):
+    with pytest.raises(ValueError, match="does not exist"):
+        ember.jit.load(tmp_path / "missing.ember")
+    with pytest.raises(ValueError, match="is a directory"):
+        ember.jit.load(tmp_path)

@@ -196,6 +196,13 @@ def trace(func, example_inputs, check_trace=True, check_inputs=None, check_toler
 def load(path, map_location=None):
     """Reads a model file written by TracedModule.save (or ember::jit::Module::save).
     Safe on files from anywhere: nothing in it runs, everything is checked."""
+    import os
+
+    # torch.jit.load's errors for a path that is not a file.
+    if not os.path.exists(path):
+        raise ValueError(f"The provided filename {path} does not exist")
+    if os.path.isdir(path):
+        raise ValueError(f"The provided filename {path} is a directory")
     return TracedModule(_jit.load(str(path), map_location))
 
 
