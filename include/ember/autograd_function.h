@@ -160,10 +160,18 @@ struct Function {
     // The node owns ctx, so the raw pointer lives as long as backward can run.
     AutogradContext* raw = ctx.get();
     TensorList linked = ::ember::detail::link_function(
-        ctx, inputs, std::move(outputs), ::ember::detail::function_node_name(typeid(T)),
+        ctx, inputs, std::move(outputs), grad_fn_name(),
         [raw](TensorList&& grads) { return T::backward(raw, std::move(grads)); });
     if constexpr (std::is_same_v<Out, Tensor>) return linked[0];
     else return linked;
+  }
+
+ private:
+  // The grad_fn's name: T::node_name where T declares one (ember's own Functions
+  // use PyTorch's names, e.g. "UnbindBackward0"), else "<T>Backward".
+  static std::string grad_fn_name() {
+    if constexpr (requires { T::node_name; }) return T::node_name;
+    else return ::ember::detail::function_node_name(typeid(T));
   }
 };
 

@@ -252,6 +252,7 @@ TensorList select_all(const Tensor& self, int64_t d) {
 // build a gradient the size of the whole input: O(n^2) work for n outputs, which
 // is what a loop over the time steps of a sequence pays.
 struct Unbind : autograd::Function<Unbind> {
+  static constexpr const char* node_name = "UnbindBackward0";
   static TensorList forward(autograd::AutogradContext* ctx, const Tensor& self, int64_t d) {
     ctx->saved_data["dim"] = d;
     return select_all(self, d);

@@ -165,3 +165,8 @@ def test_returned_inputs_are_new_tensors_with_the_node_as_history():
     np.testing.assert_allclose(x.grad.numpy(), [3.0, 3.0])
     with ember.no_grad():
         assert Identity.apply(x).grad_fn is None
+
+
+def test_unbind_node_has_torchs_name():
+    x = ember.randn(3, 2, requires_grad=True)
+    assert type(x.unbind(0)[0].grad_fn).__name__ == "UnbindBackward0"
