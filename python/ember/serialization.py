@@ -12,6 +12,8 @@ The JSON of the nest, version 1: a node is
     null, true, false, a number, a string      the value itself
     {"float": "inf" | "-inf" | "nan"}          a float JSON cannot spell
     {"tensor": name}                           the file's tensor of that name
+    {"tensor": name, "requires_grad": true}    ... saved from a tensor that required grad
+    {"parameter": name, "requires_grad": b}    ... saved from an nn.Parameter
     {"list": [node, ...]}, {"tuple": [node, ...]}
     {"dict": [[key, node], ...]}               key: a string or an integer
 and the metadata value is {"format_version": 1, "structure": node}.
@@ -100,7 +102,11 @@ class _Encoder:
         if isinstance(obj, Tensor):
             name = self._name(path)
             self.tensors.append((name, obj))
-            return {"tensor": name}
+            # As torch.load does, load gives back Parameters and requires_grad.
+            from .nn.parameter import Parameter
+            if isinstance(obj, Parameter):
+                return {"parameter": name, "requires_grad": obj.requires_grad}
+            return {"tensor": name, "requires_grad": True} if obj.requires_grad else {"tensor": name}
         if obj is None or type(obj) in (bool, int, str):
             return obj
         if type(obj) is float:
@@ -217,9 +223,30 @@ class _Malformed(Exception):
     pass
 
 
+def _decode_tensor(node, tensors):
+    """A {"tensor" | "parameter": name[, "requires_grad": bool]} node."""
+    kind = "parameter" if "parameter" in node else "tensor"
+    name, requires_grad = node[kind], node.get("requires_grad", False)
+    if set(node) - {kind, "requires_grad"} or type(name) is not str or type(requires_grad) is not bool:
+        raise _Malformed(f"unexpected node {_excerpt(node)}")
+    if name not in tensors:
+        raise _Malformed(f"it refers to a tensor '{name}' that the file does not hold")
+    t = tensors[name]
+    if kind == "parameter":
+        from .nn.parameter import Parameter
+        return Parameter(t, requires_grad=requires_grad)
+    if requires_grad:
+        if not t.is_floating_point():
+            raise _Malformed(f"tensor '{name}' of dtype {t.dtype} cannot require grad")
+        t.requires_grad_(True)
+    return t
+
+
 def _decode(node, tensors):
     if node is None or type(node) in (bool, int, float, str):
         return node
+    if type(node) is dict and ("parameter" in node or ("tensor" in node and len(node) == 2)):
+        return _decode_tensor(node, tensors)
     if type(node) is not dict or len(node) != 1:
         raise _Malformed(f"unexpected node {_excerpt(node)}")
     (tag, value), = node.items()

@@ -235,9 +235,22 @@ def test_loaded_tensors_are_fresh_copies(tmp_path):
     with ember.no_grad():
         x.fill_(5)
     loaded = ember.load(tmp_path / "f")
-    np.testing.assert_array_equal(loaded["x"].numpy(), [1, 1, 1])
-    assert not loaded["x"].requires_grad and not loaded["y"].requires_grad
-    assert loaded["y"].grad_fn is None
+    np.testing.assert_array_equal(loaded["x"].detach().numpy(), [1, 1, 1])
+    # As torch.load: requires_grad comes back, on leaves without history.
+    assert loaded["x"].requires_grad and loaded["y"].requires_grad
+    assert loaded["x"].grad_fn is None and loaded["y"].grad_fn is None
+    assert loaded["x"] is not x
+
+
+def test_parameters_load_as_parameters(tmp_path):
+    p = ember.nn.Parameter(ember.ones(2))
+    frozen = ember.nn.Parameter(ember.ones(2), requires_grad=False)
+    ember.save({"p": p, "frozen": frozen, "plain": ember.ones(2)}, tmp_path / "f")
+    loaded = ember.load(tmp_path / "f")
+    assert isinstance(loaded["p"], ember.nn.Parameter) and loaded["p"].requires_grad
+    assert isinstance(loaded["frozen"], ember.nn.Parameter) and not loaded["frozen"].requires_grad
+    assert not isinstance(loaded["plain"], ember.nn.Parameter)
+    assert not loaded["plain"].requires_grad
 
 
 @pytest.mark.parametrize("obj, what", [
@@ -375,6 +388,10 @@ def ember_file(structure_json):
     ('{"format_version": 1, "structure": {"set": [1]}}', "unexpected node"),
     ('{"format_version": 1, "structure": {"dict": [[[1], 2]]}}', "is not [str or int key, node]"),
     ('{"format_version": 1, "structure": {"float": "1.5"}}', "unexpected node"),
+    ('{"format_version": 1, "structure": {"tensor": "x", "requires_grad": 1}}', "unexpected node"),
+    ('{"format_version": 1, "structure": {"parameter": "x", "extra": true}}', "unexpected node"),
+    ('{"format_version": 1, "structure": {"parameter": "z", "requires_grad": true}}',
+     "tensor 'z' that the file does not hold"),
     ('{"format_version": 1, "structure": ' + '{"list": [' * 100000 + ']}' * 100000 + '}',
      "nests too deeply"),
 ])
