@@ -1,7 +1,7 @@
 """ONNX export of traced ember models: ember.onnx.export(model, example_inputs, path).
 
 The model is traced (ember.jit.trace) unless it is a TracedModule already; each node of
-the graph becomes ONNX nodes (_ops.py), parameters and constants become initializers
+the graph becomes ONNX nodes (_ops/), parameters and constants become initializers
 under their names. The result is checked with onnx.checker and saved. Shapes are those
 of the trace (ember records views and expands with concrete sizes), except for the
 dims that dynamic_axes names and the sizes that follow them (_dynamic.py)."""

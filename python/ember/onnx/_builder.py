@@ -1,6 +1,6 @@
 """The state of one export: which ONNX name each ember graph value has, the
 initializers (parameters, constants, and the small int64 tensors ONNX takes shapes and
-axes as), and the ONNX nodes emitted so far. The op converters (_ops.py) work through
+axes as), and the ONNX nodes emitted so far. The op converters (_ops/) work through
 it and never touch protobufs themselves."""
 import itertools
 

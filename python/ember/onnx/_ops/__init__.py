@@ -1,0 +1,16 @@
+"""ember graph nodes as ONNX nodes: one converter per ember op (a row of
+lib/dispatch/ops/*.def), in a table keyed by the op's name.
+
+A converter gets the export context and the node, reads the node's tensor inputs and
+its attrs (positional, exactly as the op function put them in the OpCall) and emits
+ONNX nodes that write ctx.out(node, i). ember records every view and expand with the
+sizes it had when traced, and the converters use the traced output sizes where ONNX
+wants a shape (ctx.ints turns the ones that follow a dynamic axis into computed ones).
+
+In-place nodes (add_, masked_fill_, copy_ into a preset) become the functional op: the
+node's output is a new value. A node whose first input is left out (-1) writes a fresh
+tensor (zeros() is fill_, x.to(dtype) is copy_): it becomes the op that produces it.
+"""
+# Importing the groups registers their converters.
+from . import elementwise, nn, reduce, shape  # noqa: F401
+from .registry import CONVERTERS, VIEW_OPS, convert_node  # noqa: F401
