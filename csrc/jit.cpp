@@ -26,27 +26,18 @@ void warn_from_python(const std::string& message) {
   if (PyErr_WarnEx(g_tracer_warning, message.c_str(), 1) < 0) throw py::error_already_set();
 }
 
+// An attr as the Python value it stands for (a device as its string).
 py::object attr_to_python(const Attr& a) {
-  struct Convert {
-    py::object operator()(std::monostate) const { return py::none(); }
-    py::object operator()(bool b) const { return py::bool_(b); }
-    py::object operator()(int64_t i) const { return py::int_(i); }
-    py::object operator()(double d) const { return py::float_(d); }
-    py::object operator()(const Scalar& s) const {
-      if (s.is_bool()) return py::bool_(s.to_bool());
-      if (s.is_int()) return py::int_(s.to_int());
-      return py::float_(s.to_double());
-    }
-    py::object operator()(const DimVector& v) const {
-      py::list l;
-      for (int64_t x : v) l.append(x);
-      return l;
-    }
-    py::object operator()(DType t) const { return py::cast(t); }
-    py::object operator()(Device d) const { return py::str(d.str()); }
-    py::object operator()(const std::string& s) const { return py::str(s); }
-  };
-  return std::visit(Convert{}, a.value());
+  return std::visit(
+      [](const auto& v) -> py::object {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::monostate>) return py::none();
+        else if constexpr (std::is_same_v<T, DimVector>)
+          return py::cast(std::vector<int64_t>(v.begin(), v.end()));
+        else if constexpr (std::is_same_v<T, Device>) return py::str(v.str());
+        else return py::cast(v);
+      },
+      a.value());
 }
 
 const char* kind_name(jit::ValueKind k) {
@@ -95,6 +86,12 @@ void bind_graph(py::module_& jm) {
       .def("inputs", [](const Graph& g) { return g.inputs; })
       .def("outputs", [](const Graph& g) { return g.outputs; })
       .def_readonly("output_structure", &Graph::output_structure)
+      .def("has_random_nodes",
+           [](const Graph& g) {
+             for (const Node& n : g.nodes)
+               if (jit::draws_random_numbers(n.op)) return true;
+             return false;
+           })
       .def("tensors", [](const Graph& g) { return g.tensors; })
       .def("__str__", &Graph::str)
       .def("__repr__", &Graph::str);

@@ -36,6 +36,9 @@ inline bool is_signed(DType t) { return t != DType::Bool && t != DType::UInt8; }
 
 // "float32", "int64", ... as PyTorch names them after "torch.".
 const char* dtype_name(DType t);
+// "Float", "Long", "BFloat16", ...: PyTorch's ScalarType names, as its messages and
+// its graph listings spell a dtype.
+const char* scalar_type_name(DType t);
 // Parses "float32", "float", "half", "long", ...; throws TypeError for unknown names.
 DType dtype_from_name(const std::string& name);
 

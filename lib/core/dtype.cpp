@@ -13,6 +13,12 @@ const char* dtype_name(DType t) {
   return names[static_cast<int>(t)];
 }
 
+const char* scalar_type_name(DType t) {
+  static const char* const names[kNumDTypes] = {"Bool", "Byte",  "Char",     "Short", "Int",
+                                                "Long", "Half", "BFloat16", "Float", "Double"};
+  return names[static_cast<int>(t)];
+}
+
 DType dtype_from_name(const std::string& name) {
   struct Alias { const char* name; DType dtype; };
   static const Alias aliases[] = {

@@ -44,8 +44,8 @@ void set_tracer_layer(LayerFn fn);
 // trace is active the tracer warns, because the trace bakes the value in.
 using HostReadFn = void (*)(const char* what);
 void set_host_read_hook(HostReadFn fn);
+extern HostReadFn g_host_read_hook;  // inline below: a host read outside a trace costs one branch
 inline void note_host_read(const char* what) {
-  extern HostReadFn g_host_read_hook;
   if (__builtin_expect(dispatch_state().tracing, 0) && g_host_read_hook) g_host_read_hook(what);
 }
 void set_autograd_layer(LayerFn fn);

@@ -26,29 +26,24 @@ int32_t Graph::add_node(OpId op, std::vector<ValueId> in, std::vector<Attr> attr
   return index;
 }
 
-bool has_side_effects(const Node& node) {
-  if (!node.preset.empty()) return true;
-  switch (node.op) {
-    // Ops that draw random numbers: two calls give different results.
+bool draws_random_numbers(OpId op) {
+  switch (op) {
     case OpId::uniform_: case OpId::normal_: case OpId::random_: case OpId::randperm:
     case OpId::bernoulli_: case OpId::dropout:
       return true;
-    // Training-mode batch norm updates its running statistics in place.
-    case OpId::batch_norm:
-      return !node.attrs.empty() && std::holds_alternative<bool>(node.attrs[0].value()) &&
-             node.attrs[0].to_bool();
     default:
       return false;
   }
 }
 
-namespace {
-const char* type_prefix(DType t) {
-  static const char* const names[kNumDTypes] = {"Bool", "Byte",  "Char",     "Short", "Int",
-                                                "Long", "Half", "BFloat16", "Float", "Double"};
-  return names[static_cast<int>(t)];
+bool has_side_effects(const Node& node) {
+  if (!node.preset.empty() || draws_random_numbers(node.op)) return true;
+  // Training-mode batch norm updates its running statistics in place.
+  return node.op == OpId::batch_norm && !node.attrs.empty() &&
+         std::holds_alternative<bool>(node.attrs[0].value()) && node.attrs[0].to_bool();
 }
 
+namespace {
 std::string double_str(double d) {
   if (std::isnan(d)) return "nan";
   if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
@@ -68,7 +63,7 @@ std::string ints_str(const DimVector& v) {
 }  // namespace
 
 std::string type_str(const Value& v) {
-  std::string s = type_prefix(v.dtype);
+  std::string s = scalar_type_name(v.dtype);
   s += "(";
   for (size_t i = 0; i < v.sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(v.sizes[i]);
   return s + ")";

@@ -88,6 +88,8 @@ struct Graph {
   std::string value_name(ValueId v) const;
 };
 
+// Ops that draw random numbers: two runs of the node give different results.
+bool draws_random_numbers(OpId op);
 // True for nodes that passes must keep where they are: writes into existing
 // tensors (preset) and ops that draw random numbers.
 bool has_side_effects(const Node& node);

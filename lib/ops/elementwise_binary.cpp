@@ -252,7 +252,7 @@ Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
   check_defined("where", self);
   check_defined("where", other);
   EMBER_CHECK(condition.dtype() == kBool, "where: expected condition to be a boolean tensor, but "
-              "got a tensor with dtype ", type_name(condition.dtype()));
+              "got a tensor with dtype ", scalar_type_name(condition.dtype()));
   OpCall call(OpId::where, {condition, self, other});
   return run(call);
 }

@@ -5,19 +5,13 @@
 
 namespace ember::elementwise_detail {
 
-const char* type_name(DType t) {
-  static const char* const names[kNumDTypes] = {"Bool", "Byte",  "Char",     "Short", "Int",
-                                                "Long", "Half", "BFloat16", "Float", "Double"};
-  return names[static_cast<int>(t)];
-}
-
 void not_implemented(const char* op, DType t) {
-  throw NotImplementedError(detail::str(op, ": not implemented for '", type_name(t), "'"));
+  throw NotImplementedError(detail::str(op, ": not implemented for '", scalar_type_name(t), "'"));
 }
 
 void check_inplace(const char* op, const Tensor& self, DType result, const DimVector& shape) {
-  EMBER_CHECK(can_cast(result, self.dtype()), op, ": result type ", type_name(result),
-              " can't be cast to the desired output type ", type_name(self.dtype()));
+  EMBER_CHECK(can_cast(result, self.dtype()), op, ": result type ", scalar_type_name(result),
+              " can't be cast to the desired output type ", scalar_type_name(self.dtype()));
   EMBER_CHECK(shape == self.sizes(), op, ": output with shape ", shape_str(self.sizes()),
               " doesn't match the broadcast shape ", shape_str(shape));
   for (int64_t d = 0; d < self.dim(); ++d)

@@ -9,9 +9,6 @@
 
 namespace ember::elementwise_detail {
 
-// PyTorch's name of a dtype in messages: "Float", "Long", "Bool", ...
-const char* type_name(DType t);
-
 // NotImplementedError "op: not implemented for 'Bool'", as PyTorch words a dtype
 // that an op has no kernel for.
 [[noreturn]] void not_implemented(const char* op, DType t);

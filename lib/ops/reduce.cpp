@@ -29,12 +29,6 @@ int64_t normalize_dim(const Tensor& self, int64_t dim, const char* op) {
   return wrap_dim(dim, self.dim(), op);
 }
 
-const char* torch_type_name(DType t) {
-  static const char* names[kNumDTypes] = {"Bool", "Byte", "Char", "Short", "Int",
-                                          "Long", "Half", "BFloat16", "Float", "Double"};
-  return names[static_cast<int>(t)];
-}
-
 Tensor run(OpId op, const Tensor& self, std::initializer_list<Attr> attrs) {
   OpCall call(op, {self}, attrs);
   return dispatch_one(call);
@@ -47,7 +41,6 @@ namespace {
 using reduce::normalize_dim;
 using reduce::normalize_dims;
 using reduce::run;
-using reduce::torch_type_name;
 
 // sum and prod: integers and bool accumulate into int64 unless dtype is given.
 DType sum_dtype(const Tensor& self, std::optional<DType> dtype) {
@@ -59,7 +52,7 @@ DType mean_dtype(const Tensor& self, std::optional<DType> dtype) {
   DType t = dtype.value_or(self.dtype());
   EMBER_CHECK_AS(NotImplementedError, is_floating(t),
                  "mean(): could not infer output dtype. ", dtype ? "Optional" : "Input",
-                 " dtype must be either a floating point or complex dtype. Got: ", torch_type_name(t));
+                 " dtype must be either a floating point or complex dtype. Got: ", scalar_type_name(t));
   return t;
 }
 

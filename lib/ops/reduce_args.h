@@ -12,9 +12,6 @@ DimVector normalize_dims(const Tensor& self, const IntList& dims, const char* op
 // One dim, wrapped (0-dim tensors accept 0 and -1).
 int64_t normalize_dim(const Tensor& self, int64_t dim, const char* op);
 
-// PyTorch's name of a dtype in messages ("Got: Long").
-const char* torch_type_name(DType t);
-
 // Dispatches op on self with attrs and returns its (first) output.
 Tensor run(OpId op, const Tensor& self, std::initializer_list<Attr> attrs);
 

@@ -18,7 +18,7 @@ Tensor softmax_like(OpId op, const Tensor& self, int64_t dim, std::optional<DTyp
   int64_t d = reduce::normalize_dim(self, dim, name);
   DType t = dtype.value_or(self.dtype());
   EMBER_CHECK_AS(NotImplementedError, is_floating(t), name, ": not implemented for '",
-                 reduce::torch_type_name(t), "' (expected a floating point input or dtype)");
+                 scalar_type_name(t), "' (expected a floating point input or dtype)");
   return reduce::run(op, self, {Attr(d), Attr(t)});
 }
 

@@ -12,7 +12,6 @@ namespace ember {
 namespace {
 
 using reduce::normalize_dims;
-using reduce::torch_type_name;
 
 // The checked call of var, std, var_mean or std_mean (one or two outputs).
 OpCall moments_call(OpId op, const Tensor& self, const IntList& dim, double correction, bool keepdim,
@@ -48,7 +47,7 @@ std::tuple<Tensor, Tensor> std_mean(const Tensor& self, const IntList& dim, doub
 Tensor norm(const Tensor& self, double p, const IntList& dim, bool keepdim, std::optional<DType> dtype) {
   DimVector dims = normalize_dims(self, dim, "norm");
   EMBER_CHECK_AS(NotImplementedError, is_floating(self.dtype()),
-                 "norm: Expected a floating point tensor as input. Got ", torch_type_name(self.dtype()));
+                 "norm: Expected a floating point tensor as input. Got ", scalar_type_name(self.dtype()));
   if (dtype) {
     EMBER_CHECK(is_floating(*dtype), "norm: dtype should be floating point, but got ", dtype_name(*dtype));
     EMBER_CHECK(promote_types(self.dtype(), *dtype) == *dtype, "norm: the dtype of the input (",

@@ -10,7 +10,6 @@ namespace {
 // a folded result may be at most this large, or as large as its inputs together.
 constexpr int64_t kMaxFoldedBytes = 64 * 1024;
 
-int64_t nbytes(const Tensor& t) { return t.numel() * static_cast<int64_t>(t.element_size()); }
 }  // namespace
 
 int fold_constants(Graph& g) {
@@ -32,7 +31,7 @@ int fold_constants(Graph& g) {
       foldable = foldable && is_constant(v);
       if (!foldable) break;
       args.push_back(v == kNoValue ? Tensor() : g.tensors.at(g.values[static_cast<size_t>(v)].name));
-      if (args.back().defined()) in_bytes += nbytes(args.back());
+      if (args.back().defined()) in_bytes += args.back().nbytes();
     }
     for (ValueId v : node.outputs) foldable = foldable && !written[static_cast<size_t>(v)];
     if (!foldable) continue;
@@ -41,7 +40,7 @@ int fold_constants(Graph& g) {
     InvokeArgs a(g, static_cast<int32_t>(n), args, preset, device);
     std::vector<Tensor> outs = invoker_for(node.op)(a);
     int64_t out_bytes = 0;
-    for (const Tensor& t : outs) out_bytes += nbytes(t);
+    for (const Tensor& t : outs) out_bytes += t.nbytes();
     if (outs.size() != node.outputs.size() || out_bytes > std::max(in_bytes, kMaxFoldedBytes))
       continue;
     for (size_t i = 0; i < outs.size(); ++i) {

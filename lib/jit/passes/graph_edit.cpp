@@ -1,18 +1,14 @@
 // What the passes share: which values are written in place, and compaction.
+#include "autograd/derivatives.h"
 #include "jit/passes.h"
 
 namespace ember::jit::passes_detail {
 
 namespace {
+// The op table's views are the ops whose derivative row is a view row.
 bool is_view_op(OpId op) {
-  switch (op) {
-    case OpId::view: case OpId::as_strided: case OpId::transpose: case OpId::permute:
-    case OpId::expand: case OpId::squeeze: case OpId::unsqueeze: case OpId::slice:
-    case OpId::select: case OpId::alias:
-      return true;
-    default:
-      return false;
-  }
+  const autograd::Derivative* d = autograd::find_derivative(op);
+  return d && d->is_view;
 }
 }  // namespace
 

@@ -123,15 +123,10 @@ class TracedModule:
         return f"{self._name}(traced, {len(self._c.graph.nodes())} ops; {params})"
 
 
-def _has_random_nodes(graph):
-    random_ops = {"uniform_", "normal_", "random_", "randperm", "bernoulli_", "dropout"}
-    return any(n.op in random_ops for n in graph.nodes())
-
-
 def _check_trace(traced, inputs, expected, tolerance, what="the example inputs"):
     import warnings
 
-    if _has_random_nodes(traced.graph):
+    if traced.graph.has_random_nodes():
         warnings.warn("ember.jit.trace: the trace has nondeterministic nodes (random ops, "
                       "dropout in training mode); check_trace skipped the comparison",
                       TracerWarning, stacklevel=3)
