@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "cpu/elementwise.h"
-#include "cpu/int_math.h"
+#include "core/int_math.h"
 
 namespace ember::cpu {
 namespace {

@@ -1,7 +1,7 @@
 // Bitwise kernels on integer and bool tensors: not, and, or, xor, and the
 // shifts (integers only; PyTorch's results for out-of-range shift amounts).
 #include "cpu/elementwise.h"
-#include "cpu/int_math.h"
+#include "core/int_math.h"
 #include "cpu/unary_helpers.h"
 
 namespace ember::cpu {

@@ -1,33 +1,21 @@
 // Switching on a dtype inside a kernel: the body is instantiated once per C++
 // element type, with `scalar_t` naming it. Float16 and bfloat16 compute in
-// float (opmath_t), as PyTorch does.
+// float (opmath_t, core/element_types.h), as PyTorch does. The CUDA kernels
+// switch with the same macros (on the host, before a launch).
 #pragma once
 #include <type_traits>
 
+#include "core/element_types.h"
 #include "ember/dtype.h"
 #include "ember/error.h"
 
 namespace ember::cpu {
 
-template <typename T> struct OpMath { using type = T; };
-template <> struct OpMath<Half> { using type = float; };
-template <> struct OpMath<BFloat16> { using type = float; };
-template <typename T> using opmath_t = typename OpMath<T>::type;
-
-template <typename T>
-constexpr bool is_reduced_float_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
-template <typename T>
-constexpr bool is_float_v = std::is_floating_point_v<T> || is_reduced_float_v<T>;
-
-// Converts between element types the way a cast of tensors does (bool is v != 0).
-template <typename To, typename From>
-inline To convert(From v) {
-  if constexpr (std::is_same_v<To, From>) return v;
-  else if constexpr (std::is_same_v<To, bool>) return static_cast<opmath_t<From>>(v) != 0;
-  else if constexpr (is_reduced_float_v<From>) return convert<To>(static_cast<float>(v));
-  else if constexpr (is_reduced_float_v<To>) return To(static_cast<float>(v));
-  else return static_cast<To>(v);
-}
+// opmath_t, is_float_v and convert come from core/element_types.h (shared with CUDA).
+using ::ember::convert;
+using ::ember::is_float_v;
+using ::ember::is_reduced_float_v;
+using ::ember::opmath_t;
 
 [[noreturn]] void throw_unsupported_dtype(const char* op, DType dtype);
 

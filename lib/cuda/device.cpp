@@ -1,6 +1,10 @@
 // CUDA devices: how many, which is current, waiting for one, and the error check
 // every CUDA call goes through.
+#include <atomic>
+
 #include "cuda/cuda_check.h"
+#include "cuda/device_error.h"
+#include "cuda/launch.h"
 #include "ember/cuda.h"
 #include "ember/error.h"
 
@@ -63,8 +67,10 @@ void set_device(int device) {
 }
 
 void synchronize(int device) {
-  DeviceGuard guard(detail::resolve_device(device, "synchronize"));
+  int index = detail::resolve_device(device, "synchronize");
+  DeviceGuard guard(index);
   EMBER_CUDA_CHECK(cudaDeviceSynchronize());
+  raise_device_error(index);
 }
 
 DeviceGuard::DeviceGuard(int device) {
@@ -78,6 +84,19 @@ DeviceGuard::~DeviceGuard() {
   // A destructor must not throw; restoring a device that was current cannot fail
   // short of a broken driver, which the next call will report.
   if (previous_ >= 0 && cudaSetDevice(previous_) != cudaSuccess) (void)cudaGetLastError();
+}
+
+int multiprocessor_count() {
+  constexpr int kMaxDevices = 64;
+  static std::atomic<int> counts[kMaxDevices] = {};
+  int device = current_device();
+  if (device >= kMaxDevices) device = kMaxDevices - 1;  // only a launch-size hint
+  int n = counts[device].load(std::memory_order_relaxed);
+  if (n == 0) {
+    EMBER_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, current_device()));
+    counts[device].store(n, std::memory_order_relaxed);
+  }
+  return n;
 }
 
 }  // namespace ember::cuda

@@ -2,6 +2,7 @@
 // first record(), on the device of the recording stream, and destroyed with the
 // last copy.
 #include "cuda/cuda_check.h"
+#include "cuda/device_error.h"
 #include "ember/cuda.h"
 #include "ember/error.h"
 
@@ -58,6 +59,7 @@ void Event::synchronize() const {
   if (!impl_->event) return;
   DeviceGuard guard(impl_->device);
   EMBER_CUDA_CHECK(cudaEventSynchronize(impl_->event));
+  raise_device_error(impl_->device);
 }
 
 float Event::elapsed_time(const Event& end) const {

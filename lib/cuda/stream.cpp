@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cuda/cuda_check.h"
+#include "cuda/device_error.h"
 #include "ember/cuda.h"
 #include "ember/error.h"
 
@@ -73,6 +74,7 @@ bool Stream::query() const {
 void Stream::synchronize() const {
   DeviceGuard guard(device_);
   EMBER_CUDA_CHECK(cudaStreamSynchronize(raw(*this)));
+  raise_device_error(device_);
 }
 
 void Stream::wait_stream(const Stream& other) const {

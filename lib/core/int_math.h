@@ -7,7 +7,9 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace ember::cpu {
+#include "ember/half.h"  // EMBER_HOST_DEVICE
+
+namespace ember {
 
 template <typename T>
 constexpr bool is_wrapping_int_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
@@ -17,7 +19,7 @@ template <typename T>
 using wide_unsigned_t = std::conditional_t<(sizeof(T) < sizeof(uint32_t)), uint32_t, std::make_unsigned_t<T>>;
 
 template <typename T>
-inline auto wrap_add(T a, T b) {
+EMBER_HOST_DEVICE inline auto wrap_add(T a, T b) {
   if constexpr (is_wrapping_int_v<T>) {
     using U = wide_unsigned_t<T>;
     return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
@@ -27,7 +29,7 @@ inline auto wrap_add(T a, T b) {
 }
 
 template <typename T>
-inline auto wrap_sub(T a, T b) {
+EMBER_HOST_DEVICE inline auto wrap_sub(T a, T b) {
   if constexpr (is_wrapping_int_v<T>) {
     using U = wide_unsigned_t<T>;
     return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
@@ -37,7 +39,7 @@ inline auto wrap_sub(T a, T b) {
 }
 
 template <typename T>
-inline auto wrap_mul(T a, T b) {
+EMBER_HOST_DEVICE inline auto wrap_mul(T a, T b) {
   if constexpr (is_wrapping_int_v<T>) {
     using U = wide_unsigned_t<T>;
     return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
@@ -50,7 +52,7 @@ inline auto wrap_mul(T a, T b) {
 
 // Division and remainder for b != 0 (the kernels check), rounding toward zero.
 template <typename T>
-inline T div_trunc_int(T a, T b) {
+EMBER_HOST_DEVICE inline T div_trunc_int(T a, T b) {
   if constexpr (std::is_signed_v<T>) {
     if (b == -1) return wrap_sub(T(0), a);
   }
@@ -58,7 +60,7 @@ inline T div_trunc_int(T a, T b) {
 }
 
 template <typename T>
-inline T rem_int(T a, T b) {
+EMBER_HOST_DEVICE inline T rem_int(T a, T b) {
   if constexpr (std::is_signed_v<T>) {
     if (b == -1) return 0;
   }
@@ -67,7 +69,7 @@ inline T rem_int(T a, T b) {
 
 // Rounding toward -inf, as Python's //.
 template <typename T>
-inline T div_floor_int(T a, T b) {
+EMBER_HOST_DEVICE inline T div_floor_int(T a, T b) {
   T q = div_trunc_int(a, b);
   if constexpr (std::is_signed_v<T>) {
     if (rem_int(a, b) != 0 && ((a < 0) != (b < 0))) return static_cast<T>(q - 1);
@@ -77,7 +79,7 @@ inline T div_floor_int(T a, T b) {
 
 // a ** b by squaring; a negative b gives 1, +-1 or 0 as the true value truncates.
 template <typename T>
-inline T powi(T a, T b) {
+EMBER_HOST_DEVICE inline T powi(T a, T b) {
   if constexpr (std::is_signed_v<T>) {
     if (b < 0) {
       if (a == 1) return 1;
@@ -96,7 +98,7 @@ inline T powi(T a, T b) {
 
 // Shifts by a negative amount or by the width or more: << gives 0, >> gives the sign fill.
 template <typename T>
-inline T shift_left(T a, T b) {
+EMBER_HOST_DEVICE inline T shift_left(T a, T b) {
   constexpr int64_t bits = sizeof(T) * 8;
   int64_t n = static_cast<int64_t>(b);
   if (n < 0 || n >= bits) return 0;
@@ -104,11 +106,11 @@ inline T shift_left(T a, T b) {
 }
 
 template <typename T>
-inline T shift_right(T a, T b) {
+EMBER_HOST_DEVICE inline T shift_right(T a, T b) {
   constexpr int64_t bits = sizeof(T) * 8;
   int64_t n = static_cast<int64_t>(b);
   if (n < 0 || n >= bits) return std::is_signed_v<T> ? static_cast<T>(a < 0 ? -1 : 0) : T(0);
   return static_cast<T>(a >> n);
 }
 
-}  // namespace ember::cpu
+}  // namespace ember
