@@ -3,7 +3,15 @@
 The computing is all in C++ (ember._C); this package only re-exports it and
 adds the few pieces that are most natural in Python.
 """
-from . import _C
+import os as _os
+import sys as _sys
+
+# The CUDA backend opens cuBLAS and cuDNN on first use (lib/cuda/dynamic_library.h);
+# this lets it find them in pip's nvidia-* wheels of this environment too.
+_os.environ.setdefault("EMBER_NVIDIA_WHEEL_PATH", _os.pathsep.join(
+    p for p in _sys.path if p and _os.path.isdir(_os.path.join(p, "nvidia"))))
+
+from . import _C  # noqa: E402
 from ._C import *  # noqa: F401,F403
 from ._C import Size, Tensor, dtype, device, _dtype_from_name  # noqa: F401
 from ._tensor import _rebuild_tensor  # noqa: F401  (also installs Tensor.__repr__)
