@@ -99,6 +99,9 @@ void bind_random(py::module_& m, TensorClass& cls) {
           }));
   m.attr("default_generator") = py::cast(&default_generator(), py::return_value_policy::reference);
 
+  // The default generator of a device (ember.cuda.manual_seed and friends use it).
+  m.def("_default_generator", [](const Device& d) -> Generator& { return default_generator(d); },
+        py::arg("device"), py::return_value_policy::reference);
   m.def("manual_seed", [](py::handle s) -> Generator& { return manual_seed(seed_from(s)); },
         py::arg("seed"), py::return_value_policy::reference);
   m.def("initial_seed", []() { return initial_seed(); });

@@ -59,12 +59,17 @@ class Generator {
   uint64_t offset_ = 0;
 };
 
-Generator& default_generator();
-// The generator an op uses: `generator`, or the default one when it is null.
+// The default generator of `device`: one for the CPU and one per CUDA device, as in
+// PyTorch ("cuda" without an index: device 0). Each starts at the default seed, so
+// the same seed draws the same numbers on every device (the same Philox stream).
+Generator& default_generator(Device device = kCPU);
+// The generator an op uses: `generator`, or the op's device's default when it is null.
 // Checks that it produces numbers for the device the op runs on.
 Generator& generator_or_default(Generator* generator, Device device, const char* op);
 
-// The default generator's seeds and state, as torch.manual_seed, torch.seed, ...
+// The seeds and state of the CPU's default generator, as torch.manual_seed, torch.seed,
+// ...; manual_seed and seed also (re)seed every CUDA device's default generator, as
+// PyTorch's do.
 Generator& manual_seed(uint64_t seed);
 uint64_t initial_seed();
 uint64_t seed();

@@ -2,6 +2,8 @@
 
 #include <chrono>
 #include <cstring>
+#include <memory>
+#include <mutex>
 #include <random>
 
 #include "ember/error.h"
@@ -90,22 +92,77 @@ void Generator::set_state(const Tensor& state) {
   set_state(s);
 }
 
-Generator& default_generator() {
-  static Generator g;
-  return g;
+namespace {
+
+constexpr int kMaxCudaGenerators = 64;
+
+struct CudaGenerators {
+  std::mutex mutex;
+  std::unique_ptr<Generator> per_device[kMaxCudaGenerators];
+  // The last seed manual_seed()/seed() gave every device: a generator made later
+  // starts from it too.
+  bool seeded_all = false;
+  uint64_t all_seed = 0;
+};
+CudaGenerators& cuda_generators() {
+  static CudaGenerators* g = new CudaGenerators;  // never destroyed: used until exit
+  return *g;
+}
+
+// Calls f on each CUDA default generator made so far (the others start seeded anew).
+template <typename F>
+void for_each_cuda_generator(const F& f) {
+  CudaGenerators& g = cuda_generators();
+  std::lock_guard<std::mutex> lock(g.mutex);
+  for (auto& p : g.per_device)
+    if (p) f(*p);
+}
+
+}  // namespace
+
+Generator& default_generator(Device device) {
+  static Generator cpu;
+  if (!device.is_cuda()) return cpu;
+  int index = device.index < 0 ? 0 : device.index;
+  EMBER_CHECK(index < kMaxCudaGenerators, "default_generator: CUDA device index ", index, " out of range");
+  CudaGenerators& g = cuda_generators();
+  std::lock_guard<std::mutex> lock(g.mutex);
+  if (!g.per_device[index]) {
+    g.per_device[index] = std::make_unique<Generator>(Device(DeviceType::CUDA, index));
+    // Seeded like the CPU's after a manual_seed (torch.manual_seed seeds every device).
+    if (g.seeded_all) g.per_device[index]->manual_seed(g.all_seed);
+  }
+  return *g.per_device[index];
 }
 
 Generator& generator_or_default(Generator* generator, Device device, const char* op) {
-  if (!generator) return default_generator();
+  if (!generator) return default_generator(device);
   EMBER_CHECK(generator->device().type == device.type, op, ": expected a '", Device(device.type).str(),
               "' generator for a tensor on ", device.str(), ", but found a '",
               generator->device().str(), "' generator");
   return *generator;
 }
 
-Generator& manual_seed(uint64_t seed) { return default_generator().manual_seed(seed); }
+Generator& manual_seed(uint64_t seed) {
+  {
+    std::lock_guard<std::mutex> lock(cuda_generators().mutex);
+    cuda_generators().seeded_all = true;
+    cuda_generators().all_seed = seed;
+  }
+  for_each_cuda_generator([seed](Generator& g) { g.manual_seed(seed); });
+  return default_generator().manual_seed(seed);
+}
 uint64_t initial_seed() { return default_generator().initial_seed(); }
-uint64_t seed() { return default_generator().seed(); }
+uint64_t seed() {
+  uint64_t s = default_generator().seed();
+  {
+    std::lock_guard<std::mutex> lock(cuda_generators().mutex);
+    cuda_generators().seeded_all = true;
+    cuda_generators().all_seed = s;
+  }
+  for_each_cuda_generator([s](Generator& g) { g.manual_seed(s); });
+  return s;
+}
 Tensor get_rng_state() { return default_generator().get_state(); }
 void set_rng_state(const Tensor& state) { default_generator().set_state(state); }
 

@@ -273,3 +273,41 @@ def test_dataloader_pins_batches():
     for x, y in loader:
         assert x.is_pinned() and y.is_pinned()
         assert_same(x.cuda(non_blocking=True).cpu(), x)
+
+
+# ---- random-number generators per device ----
+
+def test_cuda_seeding_without_gpu_is_silently_ignored():
+    if ember.cuda.is_available():
+        pytest.skip("checks the behaviour without a GPU")
+    ember.cuda.manual_seed(1)
+    ember.cuda.manual_seed_all(1)
+    ember.cuda.seed()
+    ember.cuda.seed_all()
+    with pytest.raises(RuntimeError):
+        ember.cuda.get_rng_state()
+
+
+def test_manual_seed_seeds_the_cpu_generator_as_before():
+    ember.manual_seed(5)
+    a = ember.randn(4)
+    ember.manual_seed(5)
+    np.testing.assert_array_equal(ember.randn(4).numpy(), a.numpy())
+
+
+@pytest.mark.cuda
+def test_each_cuda_device_has_its_own_generator():
+    ember.manual_seed(3)  # seeds the CPU and every CUDA generator
+    cpu = ember.randn(8)
+    gpu = ember.randn(8, device="cuda")
+    # The same Philox stream from the same seed: the same numbers on both devices,
+    # and drawing on one does not move the other.
+    np.testing.assert_allclose(gpu.cpu().numpy(), cpu.numpy(), rtol=1e-6)
+    state = ember.cuda.get_rng_state()
+    x = ember.rand(5, device="cuda")
+    ember.cuda.set_rng_state(state)
+    np.testing.assert_array_equal(ember.rand(5, device="cuda").cpu().numpy(), x.cpu().numpy())
+    ember.cuda.manual_seed(9)
+    y = ember.rand(5, device="cuda")
+    ember.cuda.manual_seed(9)
+    np.testing.assert_array_equal(ember.rand(5, device="cuda").cpu().numpy(), y.cpu().numpy())

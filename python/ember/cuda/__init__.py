@@ -157,3 +157,61 @@ __all__ = [
     "max_memory_reserved", "memory_allocated", "memory_reserved", "memory_stats", "memory_summary",
     "reset_peak_memory_stats", "set_device", "set_stream", "stream", "synchronize",
 ]
+
+
+# ---- random numbers: each CUDA device has its own default generator (as in PyTorch) ----
+
+# As in PyTorch, seeding without a GPU is silently ignored (code that seeds "everything"
+# runs on CPU-only machines); reading a state needs a GPU.
+
+def _generator(device=None):
+    return _C._default_generator(_device(device))
+
+
+def manual_seed(seed):
+    """Seeds the current CUDA device's default generator (torch.cuda.manual_seed)."""
+    if is_available():
+        _generator().manual_seed(seed)
+
+
+def manual_seed_all(seed):
+    """Seeds every CUDA device's default generator."""
+    for i in range(device_count()):
+        _generator(i).manual_seed(seed)
+
+
+def seed():
+    """Seeds the current device's generator from a non-deterministic source."""
+    if is_available():
+        _generator().seed()
+
+
+def seed_all():
+    """Seeds every device's generator with one non-deterministic seed."""
+    if not is_available():
+        return
+    s = _generator(0).seed()
+    for i in range(1, device_count()):
+        _generator(i).manual_seed(s)
+
+
+def initial_seed():
+    return _generator().initial_seed()
+
+
+def get_rng_state(device="cuda"):
+    """The generator state of `device` as a uint8 tensor (torch.cuda.get_rng_state)."""
+    return _generator(device).get_state()
+
+
+def set_rng_state(new_state, device="cuda"):
+    _generator(device).set_state(new_state)
+
+
+def get_rng_state_all():
+    return [get_rng_state(i) for i in range(device_count())]
+
+
+def set_rng_state_all(new_states):
+    for i, state in enumerate(new_states):
+        set_rng_state(state, i)
