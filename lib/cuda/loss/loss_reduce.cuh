@@ -9,6 +9,8 @@
 
 namespace ember::cuda::loss {
 
+using reduce::ptr;
+
 constexpr int64_t kNone = static_cast<int64_t>(Reduction::None);
 constexpr int64_t kMean = static_cast<int64_t>(Reduction::Mean);
 
