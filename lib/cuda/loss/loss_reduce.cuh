@@ -14,10 +14,9 @@ using reduce::ptr;
 constexpr int64_t kNone = static_cast<int64_t>(Reduction::None);
 constexpr int64_t kMean = static_cast<int64_t>(Reduction::Mean);
 
-// A 0-dim tensor of 1 on like's device, of its dtype: an absent weight, broadcast.
-inline Tensor ones_scalar(const Tensor& like) {
-  return full({}, 1, TensorOptions(like.dtype()).device(like.device()));
-}
+// A 0-dim CPU tensor of 1 of like's dtype: an absent weight, which gpu_kernel
+// carries by value (loops.cuh).
+inline Tensor ones_scalar(const Tensor& like) { return full({}, 1, TensorOptions(like.dtype())); }
 
 // losses: a contiguous floating tensor on the device. 0 / 0 (empty mean): NaN.
 inline Tensor reduce_losses(const Tensor& losses, int64_t reduction) {
