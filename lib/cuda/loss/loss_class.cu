@@ -2,8 +2,9 @@
 // cpu/loss_class.cpp): each position's loss (and the weight it counts with in a
 // mean) in double, then reduction none (cast to the input's dtype), sum, or mean
 // (divided by the summed weights of the targets not ignored, or by the number of
-// positions for probability targets; 0 / 0 is NaN as PyTorch). Geometry and
-// target checks in loss_class.cuh. No log_softmax tensor is materialized.
+// positions for probability targets; 0 / 0 is NaN as PyTorch). Geometry, the
+// warp-per-position layout (S == 1) and the target checks in loss_class.cuh. No
+// log_softmax tensor is materialized.
 #include "cuda/loss/loss_class.cuh"
 #include "dispatch/dispatcher.h"
 
@@ -19,48 +20,55 @@ struct ClassLossParams {
 
 // loss[pos] and count[pos] (the position's weight in a mean) of every position.
 // q: probability targets (x's shape) or null; t: class-index targets or null.
-template <typename T>
+template <bool Warp, typename T>
 __global__ void class_loss_kernel(const T* x, const T* q, const int64_t* t, const opmath_t<T>* w,
                                   ClassGeometry g, ClassLossParams p, DeviceErrorReporter err,
                                   double* loss, double* count) {
   using A = opmath_t<T>;
+  const Lanes<Warp> l{Warp ? static_cast<int>(threadIdx.x) % kWarpSize : 0};
+  const bool writer = l.lane == 0;
   const int64_t positions = g.N * g.S;
   const double eps = p.label_smoothing;
   const A keep = static_cast<A>(1 - eps), uniform = static_cast<A>(eps / static_cast<double>(g.C > 0 ? g.C : 1));
-  for (int64_t pos = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; pos < positions;
-       pos += int64_t(gridDim.x) * blockDim.x) {
+  for (int64_t pos = first_position<Warp>(); pos < positions; pos += position_step<Warp>()) {
     const int64_t n = pos / g.S, s = pos - n * g.S;
     const T* xp = x + n * g.C * g.S + s;
     int64_t k = -1;
     if (!q) {
       k = t[pos];
-      if (!target_ok(k, g.C, p.ignore_index, err)) {
-        loss[pos] = count[pos] = 0;
+      if (!target_ok(k, g.C, p.ignore_index, err)) {  // the same branch for every lane
+        if (writer) loss[pos] = count[pos] = 0;
         continue;
       }
     }
     A m = 0, log_sum = 0;
-    if (p.log_softmax) position_max_logsum(xp, g.C, g.S, m, log_sum);
+    if (p.log_softmax) position_max_logsum(xp, g.C, g.S, l, m, log_sum);
     const A lse = m + log_sum;
     if (q) {  // -sum_c w_c (q_c keep + uniform) (x_c - lse)
       const T* qp = q + n * g.C * g.S + s;
       A acc = 0;
-      for (int64_t c = 0; c < g.C; ++c)
+      for (int64_t c = l.lane; c < g.C; c += l.kStep)
         acc += weight_at(w, c) * (static_cast<A>(qp[c * g.S]) * keep + uniform) * (static_cast<A>(xp[c * g.S]) - lse);
-      loss[pos] = -static_cast<double>(acc);
-      count[pos] = 1;
+      acc = l.sum(acc);
+      if (writer) {
+        loss[pos] = -static_cast<double>(acc);
+        count[pos] = 1;
+      }
       continue;
     }
     const double w_k = weight_at(w, k);
-    const double l = -w_k * static_cast<double>(static_cast<A>(xp[k * g.S]) - lse);
+    const double nll = -w_k * static_cast<double>(static_cast<A>(xp[k * g.S]) - lse);
+    double result = nll;
     if (eps > 0) {  // mixed with the uniform part: sum_c w_c (x_c - lse)
       A smooth = 0;
-      for (int64_t c = 0; c < g.C; ++c) smooth += weight_at(w, c) * (static_cast<A>(xp[c * g.S]) - lse);
-      loss[pos] = (1 - eps) * l - eps / static_cast<double>(g.C) * static_cast<double>(smooth);
-    } else {
-      loss[pos] = l;
+      for (int64_t c = l.lane; c < g.C; c += l.kStep) smooth += weight_at(w, c) * (static_cast<A>(xp[c * g.S]) - lse);
+      smooth = l.sum(smooth);
+      result = (1 - eps) * nll - eps / static_cast<double>(g.C) * static_cast<double>(smooth);
     }
-    count[pos] = w_k;
+    if (writer) {
+      loss[pos] = result;
+      count[pos] = w_k;
+    }
   }
 }
 
@@ -91,12 +99,20 @@ void class_loss(OpCall& c, const ClassLossParams& p, OpId op, const char* name) 
   if (positions > 0) {
     LaunchContext ctx(x);
     const DeviceErrorReporter err = device_error_reporter(x.device().index, op);
+    const bool warp = g.S == 1;  // a position's scores are contiguous: a warp per position
     EMBER_DISPATCH_FLOATING(x.dtype(), name, [&] {
       using A = opmath_t<scalar_t>;
-      class_loss_kernel<scalar_t><<<blocks_for(positions), kBlockThreads, 0, ctx.stream>>>(
-          ptr<const scalar_t>(x), probs ? ptr<const scalar_t>(q) : nullptr,
-          probs ? nullptr : ptr<const int64_t>(t), w.defined() ? ptr<const A>(w) : nullptr, g, p, err, loss,
-          loss + positions);
+      const scalar_t* xp = ptr<const scalar_t>(x);
+      const scalar_t* qp = probs ? ptr<const scalar_t>(q) : nullptr;
+      const int64_t* tp = probs ? nullptr : ptr<const int64_t>(t);
+      const A* wp = w.defined() ? ptr<const A>(w) : nullptr;
+      const unsigned blocks = class_loss_blocks(positions, warp);
+      if (warp)
+        class_loss_kernel<true, scalar_t><<<blocks, kBlockThreads, 0, ctx.stream>>>(xp, qp, tp, wp, g, p, err, loss,
+                                                                                   loss + positions);
+      else
+        class_loss_kernel<false, scalar_t><<<blocks, kBlockThreads, 0, ctx.stream>>>(xp, qp, tp, wp, g, p, err, loss,
+                                                                                    loss + positions);
       EMBER_CUDA_CHECK_LAUNCH();
     });
   }

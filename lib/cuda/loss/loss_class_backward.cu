@@ -1,12 +1,13 @@
 // CUDA kernels of the backward of nll_loss and cross_entropy (formulas of
-// cpu/loss_class_backward.cpp), one thread per position (loss_class.cuh):
+// cpu/loss_class_backward.cpp) (layout in loss_class.cuh):
 // cross_entropy, class index k with weight w_k, smoothing eps, W = sum_c w_c,
 // p = softmax(x):   d loss / d x_j = a p_j - (eps / C) w_j - (1 - eps) w_k [j == k],
 // a = (1 - eps) w_k + (eps / C) W. Probabilities q, q' = (1 - eps) q + eps / C:
 // d loss / d x_j = p_j sum_c w_c q'_c - w_j q'_j. Each times the position's
 // scale: grad_output (reduction none), or grad_output / denominator (mean: the
 // weights of the targets not ignored, or N S for probabilities). grad_output and
-// the denominator stay on the device (read by the kernel through pointers).
+// the denominator stay on the device (read by the kernel through pointers). A warp
+// per position when S == 1, else a thread (loss_class.cuh).
 #include "cuda/loss/loss_class.cuh"
 #include "dispatch/dispatcher.h"
 
@@ -67,37 +68,34 @@ __global__ void nll_backward_kernel(const int64_t* t, const opmath_t<T>* w, Scal
   }
 }
 
-template <typename T>
+template <bool Warp, typename T>
 __global__ void ce_backward_kernel(const T* x, const T* q, const int64_t* t, const opmath_t<T>* w, Scale<T> scale,
                                    ClassGeometry g, int64_t ignore_index, opmath_t<T> eps_c, opmath_t<T> keep,
                                    const double* w_sum_ptr, DeviceErrorReporter err, T* dx) {
   using A = opmath_t<T>;
+  const Lanes<Warp> l{Warp ? static_cast<int>(threadIdx.x) % kWarpSize : 0};
   const A w_sum = w_sum_ptr ? static_cast<A>(*w_sum_ptr) : static_cast<A>(g.C);  // W = sum_c w_c
-  for (int64_t pos = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; pos < g.N * g.S;
-       pos += int64_t(gridDim.x) * blockDim.x) {
+  for (int64_t pos = first_position<Warp>(); pos < g.N * g.S; pos += position_step<Warp>()) {
     const int64_t n = pos / g.S, s = pos - n * g.S, base = n * g.C * g.S + s;
     const T* xp = x + base;
     T* dp = dx + base;
     int64_t k = -1;
-    if (!q && !target_ok(t[pos], g.C, ignore_index, err)) {
-      for (int64_t c = 0; c < g.C; ++c) dp[c * g.S] = convert<T>(A(0));
+    if (!q && !target_ok(t[pos], g.C, ignore_index, err)) {  // the same branch for every lane
+      for (int64_t c = l.lane; c < g.C; c += l.kStep) dp[c * g.S] = convert<T>(A(0));
       continue;
     }
     if (!q) k = t[pos];
     const A gs = scale.at(pos);
-    A m = A(-INFINITY), sum = 0;
-    for (int64_t c = 0; c < g.C; ++c) {
-      A v = static_cast<A>(xp[c * g.S]);
-      m = v > m ? v : m;
-    }
-    for (int64_t c = 0; c < g.C; ++c) sum += reduce::exp_acc(static_cast<A>(xp[c * g.S]) - m);
-    const A inv = A(1) / sum;
+    const A m = position_max<Warp, T, A>(xp, g.C, g.S, l);
+    A sum = 0;
+    for (int64_t c = l.lane; c < g.C; c += l.kStep) sum += reduce::exp_acc(static_cast<A>(xp[c * g.S]) - m);
+    const A inv = A(1) / l.sum(sum);
     if (q) {
       const T* qp = q + base;
       A wq = 0;  // sum_c w_c q'_c
-      for (int64_t c = 0; c < g.C; ++c) wq += weight_at(w, c) * (static_cast<A>(qp[c * g.S]) * keep + eps_c);
-      const A alpha = gs * wq * inv;
-      for (int64_t c = 0; c < g.C; ++c) {
+      for (int64_t c = l.lane; c < g.C; c += l.kStep) wq += weight_at(w, c) * (static_cast<A>(qp[c * g.S]) * keep + eps_c);
+      const A alpha = gs * l.sum(wq) * inv;
+      for (int64_t c = l.lane; c < g.C; c += l.kStep) {
         const A e = reduce::exp_acc(static_cast<A>(xp[c * g.S]) - m);
         dp[c * g.S] = convert<T>(alpha * e - gs * weight_at(w, c) * (static_cast<A>(qp[c * g.S]) * keep + eps_c));
       }
@@ -105,7 +103,7 @@ __global__ void ce_backward_kernel(const T* x, const T* q, const int64_t* t, con
     }
     const A w_k = weight_at(w, k);
     const A alpha = gs * (keep * w_k + eps_c * w_sum) * inv, beta = gs * eps_c;
-    for (int64_t c = 0; c < g.C; ++c) {
+    for (int64_t c = l.lane; c < g.C; c += l.kStep) {
       const A e = reduce::exp_acc(static_cast<A>(xp[c * g.S]) - m);
       A d = alpha * e - beta * weight_at(w, c);
       if (c == k) d -= gs * keep * w_k;
@@ -179,12 +177,20 @@ void cross_entropy_backward_kernel(OpCall& c) {
     }
     LaunchContext ctx(x);
     const DeviceErrorReporter err = device_error_reporter(x.device().index, OpId::cross_entropy_backward);
-    ce_backward_kernel<scalar_t><<<blocks_for(g.positions()), kBlockThreads, 0, ctx.stream>>>(
-        ptr<const scalar_t>(x), probs ? ptr<const scalar_t>(q) : nullptr, probs ? nullptr : ptr<const int64_t>(t),
-        w.defined() ? ptr<const A>(w) : nullptr, scale, g, ignore_index,
-        static_cast<A>(smoothing / static_cast<double>(g.C)), static_cast<A>(1 - smoothing),
-        w_sum.defined() ? ptr<const double>(w_sum) : nullptr,
-        err, ptr<scalar_t>(dx));
+    const scalar_t* xp = ptr<const scalar_t>(x);
+    const scalar_t* qp = probs ? ptr<const scalar_t>(q) : nullptr;
+    const int64_t* tp = probs ? nullptr : ptr<const int64_t>(t);
+    const A* wp = w.defined() ? ptr<const A>(w) : nullptr;
+    const A eps_c = static_cast<A>(smoothing / static_cast<double>(g.C)), keep = static_cast<A>(1 - smoothing);
+    const double* wsp = w_sum.defined() ? ptr<const double>(w_sum) : nullptr;
+    const bool warp = g.S == 1;  // a position's logits are contiguous: a warp per position
+    const unsigned blocks = class_loss_blocks(g.positions(), warp);
+    if (warp)
+      ce_backward_kernel<true, scalar_t><<<blocks, kBlockThreads, 0, ctx.stream>>>(
+          xp, qp, tp, wp, scale, g, ignore_index, eps_c, keep, wsp, err, ptr<scalar_t>(dx));
+    else
+      ce_backward_kernel<false, scalar_t><<<blocks, kBlockThreads, 0, ctx.stream>>>(
+          xp, qp, tp, wp, scale, g, ignore_index, eps_c, keep, wsp, err, ptr<scalar_t>(dx));
     EMBER_CUDA_CHECK_LAUNCH();
   });
 }
