@@ -9,7 +9,10 @@
 //                          block_reduce.
 //   inner > 1              one thread per column (o, i), the same three passes
 //                          walking D with stride inner (neighbouring threads read
-//                          neighbouring columns, so loads coalesce).
+//                          neighbouring columns, so loads coalesce). A few
+//                          columns with a very long D (softmax over dim 0 of
+//                          [10^5, 8]) leave most of the device idle: correct,
+//                          not fast.
 // As on the CPU, a non-finite max makes the row's values NaN through the
 // arithmetic itself (exp(x - inf)), and NaN propagates through the max.
 #include "cpu/reduce_outputs.h"
