@@ -5,10 +5,9 @@
 // sorts last ascending and first descending, and topk(largest) picks it first.
 #include <algorithm>
 #include <cmath>
-#include <cstring>
-#include <limits>
 #include <numeric>
 
+#include "core/sort_key.h"
 #include "cpu/dtype_dispatch.h"
 #include "cpu/index_loops.h"
 #include "ember/ops/factories.h"
@@ -23,31 +22,10 @@ inline bool nan_last_less(K a, K b) {
   else return a < b;
 }
 
-// Note [Sort keys]: each element becomes an unsigned key whose integer order is
-// Note [NaN order]: a float's bits are flipped to two's-complement order, -0.0
-// counts as 0.0, every NaN is the largest key; a signed integer has its sign bit
-// flipped. Descending order uses ~key. Ties break by index, so every sort is stable.
+// Note [Sort keys] (core/sort_key.h): each element becomes an unsigned key in
+// Note [NaN order]; ties break by index, so every sort is stable.
 template <typename T>
-using key_t = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
-
-template <typename T>
-inline key_t<T> sort_key(T v) {
-  using U = key_t<T>;
-  if constexpr (is_float_v<T>) {
-    using F = std::conditional_t<sizeof(T) == 8, double, float>;
-    F f = static_cast<F>(v);
-    if (std::isnan(f)) return std::numeric_limits<U>::max();
-    if (f == 0) f = 0;
-    U u;
-    std::memcpy(&u, &f, sizeof(U));
-    constexpr U sign = U(1) << (sizeof(U) * 8 - 1);
-    return (u & sign) ? ~u : (u | sign);
-  } else if constexpr (std::is_signed_v<T>) {
-    return static_cast<U>(static_cast<U>(static_cast<int64_t>(v)) ^ (U(1) << (sizeof(U) * 8 - 1)));
-  } else {
-    return static_cast<U>(v);
-  }
-}
+using key_t = sort_key_t<T>;
 
 // Puts the first `keep` entries of e in order (all of them when keep == size).
 template <typename E>
