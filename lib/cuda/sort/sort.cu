@@ -10,6 +10,7 @@
 #include "core/sort_key.h"
 #include "cpu/dtype_dispatch.h"
 #include "cpu/index_loops.h"
+#include "cpu/sort_outputs.h"
 #include "cuda/index/positions.cuh"
 #include "cuda/sort/radix_sort.h"
 
@@ -102,46 +103,17 @@ void sorted_slices(const Tensor& values, const Tensor& indices, const Tensor& se
   }
 }
 
-// A 0-dim tensor is sorted as a 1-element 1-d tensor.
-Tensor as_1d(const Tensor& t) { return t.dim() ? t : cpu::restride(t, {1}, {1}, t.storage_offset()); }
-
-void sort_kernel(OpCall& c) {
-  const Tensor& self = c.in(0);
-  const int64_t dim = self.dim() ? c.attr(0).to_int() : 0;
-  const bool descending = c.attr(1).to_bool();
-  const TensorOptions opts = TensorOptions(self.dtype()).device(self.device());
-  Tensor values = empty(self.sizes(), opts);
-  Tensor indices = empty(self.sizes(), opts.dtype(kInt64));
-  if (self.numel()) {
-    EMBER_DISPATCH_ALL(self.dtype(), "sort", [&] {
-      sorted_slices<scalar_t>(as_1d(values), as_1d(indices), as_1d(self), dim, as_1d(self).size(dim),
-                              descending);
-    });
-  }
-  c.outputs.push_back(values);
-  c.outputs.push_back(indices);
+void sort_slices(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t dim,
+                 int64_t keep, bool descending) {
+  EMBER_DISPATCH_ALL(self.dtype(), "sort", [&] {
+    sorted_slices<scalar_t>(values, indices, self, dim, keep, descending);
+  });
 }
 
-// The k best of each slice, in order (largest: NaN first, then descending); ties
-// keep the lower index first.
-void topk_kernel(OpCall& c) {
-  const Tensor& self = c.in(0);
-  const int64_t k = c.attr(0).to_int();
-  const int64_t dim = self.dim() ? c.attr(1).to_int() : 0;
-  const bool largest = c.attr(2).to_bool();
-  DimVector sizes = self.sizes();
-  if (self.dim()) sizes[dim] = k;
-  const TensorOptions opts = TensorOptions(self.dtype()).device(self.device());
-  Tensor values = empty(sizes, opts);
-  Tensor indices = empty(sizes, opts.dtype(kInt64));
-  if (values.numel()) {
-    EMBER_DISPATCH_ALL(self.dtype(), "topk", [&] {
-      sorted_slices<scalar_t>(as_1d(values), as_1d(indices), as_1d(self), dim, k, largest);
-    });
-  }
-  c.outputs.push_back(values);
-  c.outputs.push_back(indices);
-}
+// The outputs as on the CPU (cpu/sort_outputs.h): topk's k best of each slice in
+// order (largest: NaN first, then descending), ties keeping the lower index first.
+void sort_kernel(OpCall& c) { cpu::sort_or_topk(c, false, sort_slices); }
+void topk_kernel(OpCall& c) { cpu::sort_or_topk(c, true, sort_slices); }
 
 EMBER_REGISTER_KERNEL(sort, CUDA, sort_kernel);
 EMBER_REGISTER_KERNEL(topk, CUDA, topk_kernel);
