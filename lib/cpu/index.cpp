@@ -10,11 +10,32 @@
 
 #include "cpu/dtype_dispatch.h"
 #include "cpu/index_loops.h"
+#include "cpu/index_plan.h"
 #include "cpu/loops.h"
 #include "ember/ops/factories.h"
-#include "ops/index_geometry.h"
 
 namespace ember::cpu {
+
+IndexViews index_views(const Tensor& self, const Tensor& offsets, const AdvancedIndexGeometry& g) {
+  const int64_t nd = self.dim(), index_nd = static_cast<int64_t>(g.index_shape.size());
+  DimVector self_strides, off_strides;
+  DimVector index_strides = contiguous_strides(g.index_shape);
+  for (int64_t i = 0; i < g.before; ++i) {
+    self_strides.push_back(self.strides()[g.perm[i]]);
+    off_strides.push_back(0);
+  }
+  for (int64_t i = 0; i < index_nd; ++i) {
+    self_strides.push_back(0);
+    off_strides.push_back(index_strides[i]);
+  }
+  for (int64_t i = g.before + g.count; i < nd; ++i) {
+    self_strides.push_back(self.strides()[g.perm[i]]);
+    off_strides.push_back(0);
+  }
+  return {restride(self, g.result_shape, self_strides, self.storage_offset()),
+          restride(offsets, g.result_shape, off_strides, 0)};
+}
+
 namespace {
 
 // Self restrided over the result shape (indexed dims with stride 0) and the
@@ -62,26 +83,10 @@ Tensor index_offsets(const Tensor& self, const TensorList& indices,
 
 IndexPlan plan_index(const Tensor& self, const TensorList& indices) {
   IndexPlan plan;
-  AdvancedIndexGeometry& g = plan.geo;
-  g = advanced_index_geometry(self.sizes(), indices);
-  const int64_t nd = self.dim(), index_nd = static_cast<int64_t>(g.index_shape.size());
-  Tensor offsets = index_offsets(self, indices, g);
-  DimVector self_strides, off_strides;
-  DimVector index_strides = contiguous_strides(g.index_shape);
-  for (int64_t i = 0; i < g.before; ++i) {
-    self_strides.push_back(self.strides()[g.perm[i]]);
-    off_strides.push_back(0);
-  }
-  for (int64_t i = 0; i < index_nd; ++i) {
-    self_strides.push_back(0);
-    off_strides.push_back(index_strides[i]);
-  }
-  for (int64_t i = g.before + g.count; i < nd; ++i) {
-    self_strides.push_back(self.strides()[g.perm[i]]);
-    off_strides.push_back(0);
-  }
-  plan.self_view = restride(self, g.result_shape, self_strides, self.storage_offset());
-  plan.offsets_view = restride(offsets, g.result_shape, off_strides, 0);
+  plan.geo = advanced_index_geometry(self.sizes(), indices);
+  IndexViews views = index_views(self, index_offsets(self, indices, plan.geo), plan.geo);
+  plan.self_view = views.self_view;
+  plan.offsets_view = views.offsets_view;
   return plan;
 }
 

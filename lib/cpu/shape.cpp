@@ -4,10 +4,10 @@
 #include <algorithm>
 
 #include "cpu/index_loops.h"
+#include "cpu/shape_copies.h"
 #include "ember/ops/factories.h"
 
 namespace ember::cpu {
-namespace {
 
 // Each input is copied into its slice of the output along dim.
 void cat_kernel(OpCall& c) {
@@ -45,6 +45,8 @@ void flip_kernel(OpCall& c) {
   copy_into(out, restride(self, self.sizes(), strides, offset));
   c.outputs.push_back(out);
 }
+
+namespace {
 
 // out[..., i, j] = keep(j - i) ? self[..., i, j] : 0 over the rows of the last two dims.
 template <bool Lower>

@@ -5,15 +5,36 @@
 // sorts last ascending and first descending, and topk(largest) picks it first.
 #include <algorithm>
 #include <cmath>
-#include <cstring>
-#include <limits>
 #include <numeric>
 
+#include "core/sort_key.h"
 #include "cpu/dtype_dispatch.h"
 #include "cpu/index_loops.h"
+#include "cpu/sort_outputs.h"
 #include "ember/ops/factories.h"
 
 namespace ember::cpu {
+
+namespace {
+// A 0-dim self is sorted as a 1-element 1-d tensor.
+Tensor as_1d(const Tensor& t) { return t.dim() ? t : restride(t, {1}, {1}, t.storage_offset()); }
+}  // namespace
+
+void sort_or_topk(OpCall& c, bool topk, SortSlicesFn slices) {
+  const Tensor& self = c.in(0);
+  const int64_t dim = self.dim() ? c.attr(topk ? 1 : 0).to_int() : 0;
+  const bool descending = c.attr(topk ? 2 : 1).to_bool();  // topk: largest
+  const int64_t keep = topk ? c.attr(0).to_int() : as_1d(self).sizes()[dim];
+  DimVector sizes = self.sizes();
+  if (self.dim()) sizes[dim] = keep;
+  TensorOptions opts = TensorOptions(self.dtype()).device(self.device());
+  Tensor values = empty(sizes, opts);
+  Tensor indices = empty(sizes, opts.dtype(kInt64));
+  if (values.numel()) slices(as_1d(values), as_1d(indices), as_1d(self), dim, keep, descending);
+  c.outputs.push_back(values);
+  c.outputs.push_back(indices);
+}
+
 namespace {
 
 // a < b in Note [NaN order] (for the row comparisons of unique(dim)).
@@ -23,31 +44,10 @@ inline bool nan_last_less(K a, K b) {
   else return a < b;
 }
 
-// Note [Sort keys]: each element becomes an unsigned key whose integer order is
-// Note [NaN order]: a float's bits are flipped to two's-complement order, -0.0
-// counts as 0.0, every NaN is the largest key; a signed integer has its sign bit
-// flipped. Descending order uses ~key. Ties break by index, so every sort is stable.
+// Note [Sort keys] (core/sort_key.h): each element becomes an unsigned key in
+// Note [NaN order]; ties break by index, so every sort is stable.
 template <typename T>
-using key_t = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
-
-template <typename T>
-inline key_t<T> sort_key(T v) {
-  using U = key_t<T>;
-  if constexpr (is_float_v<T>) {
-    using F = std::conditional_t<sizeof(T) == 8, double, float>;
-    F f = static_cast<F>(v);
-    if (std::isnan(f)) return std::numeric_limits<U>::max();
-    if (f == 0) f = 0;
-    U u;
-    std::memcpy(&u, &f, sizeof(U));
-    constexpr U sign = U(1) << (sizeof(U) * 8 - 1);
-    return (u & sign) ? ~u : (u | sign);
-  } else if constexpr (std::is_signed_v<T>) {
-    return static_cast<U>(static_cast<U>(static_cast<int64_t>(v)) ^ (U(1) << (sizeof(U) * 8 - 1)));
-  } else {
-    return static_cast<U>(v);
-  }
-}
+using key_t = sort_key_t<T>;
 
 // Puts the first `keep` entries of e in order (all of them when keep == size).
 template <typename E>
@@ -141,46 +141,15 @@ void per_slice(const Tensor& values, const Tensor& indices, const Tensor& self, 
   });
 }
 
-// A 0-dim self is sorted as a 1-element 1-d tensor.
-Tensor as_1d(const Tensor& t) { return t.dim() ? t : restride(t, {1}, {1}, t.storage_offset()); }
-
-void sort_kernel(OpCall& c) {
-  const Tensor& self = c.in(0);
-  const int64_t dim = self.dim() ? c.attr(0).to_int() : 0;
-  const bool descending = c.attr(1).to_bool();
-  TensorOptions opts = TensorOptions(self.dtype()).device(self.device());
-  Tensor values = empty(self.sizes(), opts);
-  Tensor indices = empty(self.sizes(), opts.dtype(kInt64));
-  if (self.numel()) {
-    EMBER_DISPATCH_ALL(self.dtype(), "sort", [&] {
-      per_slice<scalar_t>(as_1d(values), as_1d(indices), as_1d(self), dim,
-                          as_1d(self).sizes()[dim], descending);
-    });
-  }
-  c.outputs.push_back(values);
-  c.outputs.push_back(indices);
+void sort_slices(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t dim,
+                 int64_t keep, bool descending) {
+  EMBER_DISPATCH_ALL(self.dtype(), "sort", [&] {
+    per_slice<scalar_t>(values, indices, self, dim, keep, descending);
+  });
 }
 
-// The k best of each slice, in order (largest: NaN first, then descending);
-// ties keep the lower index first.
-void topk_kernel(OpCall& c) {
-  const Tensor& self = c.in(0);
-  const int64_t k = c.attr(0).to_int();
-  const int64_t dim = self.dim() ? c.attr(1).to_int() : 0;
-  const bool largest = c.attr(2).to_bool();
-  DimVector sizes = self.sizes();
-  if (self.dim()) sizes[dim] = k;
-  TensorOptions opts = TensorOptions(self.dtype()).device(self.device());
-  Tensor values = empty(sizes, opts);
-  Tensor indices = empty(sizes, opts.dtype(kInt64));
-  if (values.numel()) {
-    EMBER_DISPATCH_ALL(self.dtype(), "topk", [&] {
-      per_slice<scalar_t>(as_1d(values), as_1d(indices), as_1d(self), dim, k, largest);
-    });
-  }
-  c.outputs.push_back(values);
-  c.outputs.push_back(indices);
-}
+void sort_kernel(OpCall& c) { sort_or_topk(c, false, sort_slices); }
+void topk_kernel(OpCall& c) { sort_or_topk(c, true, sort_slices); }
 
 // ---- unique --------------------------------------------------------------------------
 

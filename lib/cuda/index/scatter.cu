@@ -1,0 +1,172 @@
+// The writes along a dim through an index on CUDA: scatter_ (tensor or value,
+// reduce "", "add" or "multiply"), scatter_add_, index_copy_, index_fill_ and
+// index_add_ (lib/cpu/index_dim.cpp has the same rules). One thread per position
+// of the index (spread over source's or self's shape for the index_* ops).
+//
+// Repeated indices: a plain write lets one of the writers win (unspecified which,
+// as in PyTorch); the reductions update atomically (positions.cuh: atomic_add,
+// atomic_update), so float sums may differ in their last bits between runs, as
+// PyTorch's CUDA scatter_add_ / index_add_ do. Indices are wrapped for index_fill_
+// only (as on the CPU); one out of range is reported (IndexError at the next
+// synchronization) and skipped.
+#include <cstring>
+#include <string>
+
+#include "cpu/dtype_dispatch.h"
+#include "cpu/index_loops.h"
+#include "cuda/index/positions.cuh"
+
+namespace ember::cuda {
+namespace {
+
+enum class Reduce { None, Add, Multiply };
+
+Reduce parse_reduce(const std::string& s) {
+  return s == "add" ? Reduce::Add : s == "multiply" ? Reduce::Multiply : Reduce::None;
+}
+
+// The operands of a scatter over the positions of `index`: self with stride 0
+// along dim (the index supplies that coordinate), the index, and src (or, for a
+// value, the index again with zero strides: never read).
+struct ScatterArgs {
+  Tensor self, index, src;  // src undefined: value
+  int64_t dim = 0;
+  bool wrap = false;
+  OpId op;
+};
+
+struct ScatterLaunch {
+  std::array<std::vector<int64_t>, 3> strides;
+  std::array<char*, 3> bases;
+  int64_t size, step;  // self's size along dim and its byte stride there
+  DeviceErrorReporter err;
+};
+
+ScatterLaunch prepare(const ScatterArgs& a) {
+  ScatterLaunch l;
+  const bool has_src = a.src.defined();
+  l.strides = {byte_strides(a.self, a.dim), byte_strides(a.index),
+               has_src ? byte_strides(a.src) : std::vector<int64_t>(a.index.dim(), 0)};
+  l.bases = {bytes_of(a.self), bytes_of(a.index), has_src ? bytes_of(a.src) : bytes_of(a.index)};
+  l.size = a.self.size(a.dim);
+  l.step = a.self.stride(a.dim) * a.self.element_size();
+  l.err = device_error_reporter(a.self.device().index, a.op);
+  return l;
+}
+
+// self[.., index, ..] = src (or the value's bits): moves elements of self's size.
+void scatter_plain(const ScatterArgs& a, uint64_t value_bits) {
+  LaunchContext ctx(a.self);
+  const ScatterLaunch l = prepare(a);
+  const bool has_src = a.src.defined(), wrap = a.wrap;
+  const int64_t size = l.size, step = l.step;
+  const DeviceErrorReporter err = l.err;
+  EMBER_DISPATCH_ELEMENT_SIZE(a.self.element_size(), [&] {
+    using T = elem_t;
+    T value;
+    std::memcpy(&value, &value_bits, sizeof(T));  // little-endian: the low bytes
+    for_each_position<3>(ctx.stream, a.index.sizes(), l.strides, l.bases,
+                         [=] __device__(char* const(&p)[3]) {
+                           const int64_t i = checked_index(*reinterpret_cast<const int64_t*>(p[1]),
+                                                           size, wrap, err);
+                           if (i < 0) return;
+                           *reinterpret_cast<T*>(p[0] + i * step) =
+                               has_src ? *reinterpret_cast<const T*>(p[2]) : value;
+                         });
+  });
+}
+
+// self[.., index, ..] (op)= alpha * src (or value), atomically.
+void scatter_reduce(const ScatterArgs& a, Reduce reduce, const Scalar& value, const Scalar& alpha) {
+  LaunchContext ctx(a.self);
+  const ScatterLaunch l = prepare(a);
+  const bool has_src = a.src.defined(), wrap = a.wrap, add = reduce == Reduce::Add;
+  const int64_t size = l.size, step = l.step;
+  const DeviceErrorReporter err = l.err;
+  EMBER_DISPATCH_ALL(a.self.dtype(), op_name(a.op), [&] {
+    using acc_t = opmath_t<scalar_t>;
+    const acc_t v = has_src ? acc_t{} : static_cast<acc_t>(value.to<scalar_t>());
+    const acc_t scale = alpha.to<acc_t>();
+    for_each_position<3>(ctx.stream, a.index.sizes(), l.strides, l.bases,
+                         [=] __device__(char* const(&p)[3]) {
+                           const int64_t i = checked_index(*reinterpret_cast<const int64_t*>(p[1]),
+                                                           size, wrap, err);
+                           if (i < 0) return;
+                           scalar_t* dst = reinterpret_cast<scalar_t*>(p[0] + i * step);
+                           const acc_t x =
+                               has_src ? wrap_mul(scale, static_cast<acc_t>(*reinterpret_cast<const scalar_t*>(p[2])))
+                                       : v;
+                           if (add) atomic_add(dst, x);
+                           else atomic_update(dst, x, MulOp{});
+                         });
+  });
+}
+
+void run_scatter(const ScatterArgs& a, Reduce reduce, const Scalar& value, const Scalar& alpha = Scalar(1)) {
+  if (a.index.numel() == 0) return;
+  if (reduce != Reduce::None) return scatter_reduce(a, reduce, value, alpha);
+  uint64_t bits = 0;
+  if (!a.src.defined()) {
+    EMBER_DISPATCH_ALL(a.self.dtype(), op_name(a.op), [&] {
+      scalar_t typed = value.to<scalar_t>();
+      std::memcpy(&bits, &typed, sizeof(scalar_t));
+    });
+  }
+  scatter_plain(a, bits);
+}
+
+// The 1-d index laid along dim of a tensor of like's sizes (stride 0 elsewhere).
+Tensor spread_index(const Tensor& index, const Tensor& like, int64_t dim) {
+  DimVector sizes = like.sizes(), strides(like.dim(), 0);
+  sizes[dim] = index.numel();
+  strides[dim] = index.dim() ? index.stride(0) : 0;
+  return cpu::restride(index, sizes, strides, index.storage_offset());
+}
+
+void scatter_kernel(OpCall& c) {
+  run_scatter({c.outputs[0], c.in(1), c.in(2), c.attr(0).to_int(), false, OpId::scatter_},
+              parse_reduce(c.attr(1).to_string()), Scalar());
+}
+
+void scatter_value_kernel(OpCall& c) {
+  run_scatter({c.outputs[0], c.in(1), Tensor(), c.attr(0).to_int(), false, OpId::scatter_value_},
+              parse_reduce(c.attr(2).to_string()), c.attr(1).to_scalar());
+}
+
+void scatter_add_kernel(OpCall& c) {
+  run_scatter({c.outputs[0], c.in(1), c.in(2), c.attr(0).to_int(), false, OpId::scatter_add_},
+              Reduce::Add, Scalar());
+}
+
+void index_copy_kernel(OpCall& c) {
+  const Tensor& source = c.in(2);
+  const int64_t dim = c.attr(0).to_int();
+  run_scatter({c.outputs[0], spread_index(c.in(1), source, dim), source, dim, false, OpId::index_copy_},
+              Reduce::None, Scalar());
+}
+
+void index_fill_kernel(OpCall& c) {
+  const Tensor& self = c.outputs[0];
+  const int64_t dim = c.attr(0).to_int();
+  run_scatter({self, spread_index(c.in(1), self, dim), Tensor(), dim, /*wrap=*/true, OpId::index_fill_},
+              Reduce::None, c.attr(1).to_scalar());
+}
+
+// self[.., index[j], ..] += alpha * source[.., j, ..].
+void index_add_kernel(OpCall& c) {
+  const Tensor& source = c.in(2);
+  const int64_t dim = c.attr(0).to_int();
+  if (source.numel() == 0) return;
+  run_scatter({c.outputs[0], spread_index(c.in(1), source, dim), source, dim, false, OpId::index_add_},
+              Reduce::Add, Scalar(), c.attr(1).to_scalar());
+}
+
+EMBER_REGISTER_KERNEL(scatter_, CUDA, scatter_kernel);
+EMBER_REGISTER_KERNEL(scatter_value_, CUDA, scatter_value_kernel);
+EMBER_REGISTER_KERNEL(scatter_add_, CUDA, scatter_add_kernel);
+EMBER_REGISTER_KERNEL(index_copy_, CUDA, index_copy_kernel);
+EMBER_REGISTER_KERNEL(index_fill_, CUDA, index_fill_kernel);
+EMBER_REGISTER_KERNEL(index_add_, CUDA, index_add_kernel);
+
+}  // namespace
+}  // namespace ember::cuda
