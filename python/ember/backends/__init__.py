@@ -7,7 +7,6 @@
 The settings live in C++ (ember/cuda.h), so the kernels read them and a C++ program
 sets the same ones; they can be read and set in a build without CUDA too.
 """
-from . import cuda, cudnn  # noqa: F401
 
 
 def _check_bool(value, setter):
@@ -15,3 +14,6 @@ def _check_bool(value, setter):
     if not isinstance(value, bool):
         raise TypeError(f"{setter} expects a bool, but got {type(value).__name__}")
     return value
+
+
+from . import cuda, cudnn  # noqa: E402,F401
