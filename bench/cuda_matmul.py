@@ -71,6 +71,21 @@ def _set_tf32(torch, allow):
     torch.backends.cuda.matmul.allow_tf32 = allow
 
 
+def bench_size(case, dtype_name, n, torch):
+    """The table rows of one case and size: mm, and linear's product with a bias."""
+    (ea, eb, ebias), (ta, tb, tbias) = _inputs(n, dtype_name, torch, seed=n)
+    flops = 2.0 * n ** 3
+    pairs = [(case + " mm", lambda: ember.mm(ea, eb), lambda: torch.mm(ta, tb)),
+             (case + " linear+bias", lambda: ember.addmm(ebias, ea, eb.t()),
+              lambda: torch.addmm(tbias, ta, tb.t()))]
+    rows = []
+    for name, ember_fn, torch_fn in pairs:
+        e_ms, t_ms = time_pair(ember_fn, torch_fn, torch)
+        rows.append(f"| {name} | {n} | {e_ms:.3f} | {t_ms:.3f} | {flops / e_ms / 1e9:.1f} | "
+                    f"{flops / t_ms / 1e9:.1f} | {t_ms / e_ms:.2f} |")
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="1024,2048,4096,8192")
@@ -94,16 +109,8 @@ def main():
                                        ("bfloat16", "bfloat16", False)]:
             _set_tf32(torch, tf32)
             for n in sizes:
-                (ea, eb, ebias), (ta, tb, tbias) = _inputs(n, dtype_name, torch, seed=n)
-                flops = 2.0 * n ** 3
-                rows = [(case + " mm", lambda: ember.mm(ea, eb), lambda: torch.mm(ta, tb)),
-                        (case + " linear+bias", lambda: ember.addmm(ebias, ea, eb.t()),
-                         lambda: torch.addmm(tbias, ta, tb.t()))]
-                for name, ember_fn, torch_fn in rows:
-                    e_ms, t_ms = time_pair(ember_fn, torch_fn, torch)
-                    print(f"| {name} | {n} | {e_ms:.3f} | {t_ms:.3f} | {flops / e_ms / 1e9:.1f} | "
-                          f"{flops / t_ms / 1e9:.1f} | {t_ms / e_ms:.2f} |", flush=True)
-                del ea, eb, ebias, ta, tb, tbias
+                for row in bench_size(case, dtype_name, n, torch):
+                    print(row, flush=True)
                 ember.cuda.empty_cache()
                 torch.cuda.empty_cache()
     finally:
