@@ -297,11 +297,12 @@ def test_tf32_switch(op):
     tf32 = relative_error(fn(a, b, bias), reference)
     ember.set_float32_matmul_precision("highest")
     again = relative_error(fn(a, b, bias), reference)
-    assert full < 1e-6, full
-    assert again < 1e-6, again
-    # TensorFloat-32 keeps 10 mantissa bits: errors near 2^-11 per input, averaged down.
+    # float32: about 1e-7 (at most a few 1e-6 with any summation order).
+    assert full < 2e-5, full
+    assert again < 2e-5, again
+    # TensorFloat-32 keeps 10 mantissa bits: errors near 2^-11 per input (about 3e-4).
     assert tf32 < 5e-3, tf32
-    assert tf32 > 1e-6, f"allow_tf32 had no effect (relative error {tf32})"
+    assert tf32 > 5e-5, f"allow_tf32 had no effect (relative error {tf32})"
 
 
 def test_tf32_leaves_float64_and_half_alone():
