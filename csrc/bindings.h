@@ -55,6 +55,7 @@ void bind_optim(py::module_& m);
 void bind_rnn(py::module_& m);
 void bind_attention(py::module_& m);
 void bind_cuda(py::module_& m, TensorClass& cls);
+void bind_backends(py::module_& m);
 void bind_jit(py::module_& m);
 
 }  // namespace ember::python

@@ -24,5 +24,6 @@ PYBIND11_MODULE(_C, m) {
   bind_rnn(m);
   bind_attention(m);
   bind_cuda(m, cls);
+  bind_backends(m);
   bind_jit(m);
 }

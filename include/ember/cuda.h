@@ -108,6 +108,19 @@ class Event {
   std::shared_ptr<Impl> impl_;
 };
 
+// Numerics switches of the CUDA matrix products and convolutions, as PyTorch's
+// torch.backends.cuda.matmul.allow_tf32 (default false), torch.backends.cudnn.allow_tf32
+// (default true) and torch.backends.cudnn.benchmark (default false). Process-wide
+// settings that also work (and are kept) in a build without CUDA (lib/core/backend_flags.cpp).
+// With matmul_allow_tf32, float32 matrix products may round their inputs to TensorFloat-32
+// (10 mantissa bits) inside the tensor cores.
+bool matmul_allow_tf32();
+void set_matmul_allow_tf32(bool allow);
+bool cudnn_allow_tf32();
+void set_cudnn_allow_tf32(bool allow);
+bool cudnn_benchmark();
+void set_cudnn_benchmark(bool benchmark);
+
 // The caching allocator of `device` (-1: the current one); ember::memory_stats(Device)
 // reads the same numbers.
 MemoryStats memory_stats(int device = -1);
@@ -121,3 +134,14 @@ std::string memory_summary(int device = -1);
 void empty_cache();
 
 }  // namespace ember::cuda
+
+namespace ember {
+
+// torch.set_float32_matmul_precision: "highest" (float32 products in full float32, the
+// default), "high" or "medium" (TensorFloat-32 allowed). The same setting as
+// cuda::matmul_allow_tf32(): setting that to true makes the precision "high", to false
+// "highest". Other strings raise ValueError.
+void set_float32_matmul_precision(const std::string& precision);
+std::string get_float32_matmul_precision();
+
+}  // namespace ember

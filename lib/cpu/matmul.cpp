@@ -7,6 +7,7 @@
 #include <omp.h>
 
 #include "cpu/blas.h"
+#include "cpu/blas_layout.h"
 #include "cpu/dtype_dispatch.h"
 #include "cpu/gemm_ref.h"
 #include "cpu/parallel.h"
@@ -17,26 +18,6 @@
 namespace ember::cpu {
 
 namespace {
-
-// How a strided matrix [rows, cols] (element strides rs, cs) looks to BLAS:
-// row-major with leading dimension ld, or the transpose of a row-major matrix.
-struct BlasLayout {
-  bool ok = false;
-  bool trans = false;
-  int64_t ld = 0;
-};
-
-BlasLayout blas_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
-  if ((cs == 1 || cols == 1) && (rows == 1 || rs >= std::max<int64_t>(1, cols)))
-    return {true, false, rows == 1 ? std::max<int64_t>(1, cols) : rs};
-  if ((rs == 1 || rows == 1) && (cols == 1 || cs >= std::max<int64_t>(1, rows)))
-    return {true, true, cols == 1 ? std::max<int64_t>(1, rows) : cs};
-  return {};
-}
-
-BlasLayout matrix_layout(const Tensor& t) {  // t: [batch, rows, cols]
-  return blas_layout(t.size(1), t.size(2), t.stride(1), t.stride(2));
-}
 
 // Per-matrix products below this many multiply-adds run one matrix per thread
 // (BLAS single-threaded inside); above it, one matrix at a time, BLAS threaded.

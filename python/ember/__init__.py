@@ -23,6 +23,7 @@ from .serialization import load, save  # noqa: E402,F401
 from . import utils  # noqa: E402,F401  (ember.utils.data)
 from . import optim  # noqa: E402,F401
 from . import cuda  # noqa: E402,F401  (ember.cuda: devices, streams, events, CUDA memory)
+from . import backends  # noqa: E402,F401  (ember.backends: cuBLAS/cuDNN switches, as torch.backends)
 from . import jit  # noqa: E402,F401  (ember.jit: trace, load, TracedModule)
 from . import onnx  # noqa: E402,F401  (ember.onnx.export; needs the onnx package only when called)
 
