@@ -7,6 +7,7 @@
 #include <climits>
 
 #include "cpu/dtype_dispatch.h"
+#include "cpu/nn_common.h"  // layer_norm_shape
 #include "cuda/block_reduce.cuh"
 #include "cuda/launch.h"
 #include "cuda/norm/norm_common.h"
@@ -92,18 +93,9 @@ void layer_norm_cuda(OpCall& c) {
   const Tensor x = c.in(0).contiguous();
   const DimVector& ns = c.attr(0).to_ints();
   const double eps = c.attr(1).to_double();
-  const int64_t axis = x.dim() - static_cast<int64_t>(ns.size());
-  int64_t rows = 1, n = 1;
-  DimVector stat_shape;
-  for (int64_t d = 0; d < x.dim(); ++d) {
-    if (d < axis) {
-      rows *= x.size(d);
-      stat_shape.push_back(x.size(d));
-    } else {
-      n *= x.size(d);
-      stat_shape.push_back(1);
-    }
-  }
+  const cpu::LayerNormShape shape = cpu::layer_norm_shape(x, ns.size());
+  const int64_t rows = shape.rows, n = shape.n;
+  const DimVector& stat_shape = shape.stat_shape;
   const DType sdt = stat_dtype(x.dtype());
   const TensorOptions stat_opts = TensorOptions(sdt).device(x.device());
   Tensor y = empty(x.sizes(), TensorOptions(x.dtype()).device(x.device()));
