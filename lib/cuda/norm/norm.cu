@@ -18,7 +18,7 @@ namespace ember::cuda::norm {
 namespace {
 
 // mean[k], rstd[k] = 1 / sqrt(var + eps) and (var not null) the biased var[k] of
-// segment k = blockIdx.x.
+// segment k = blockIdx.x (many segments: one block each).
 template <typename T>
 __global__ void segment_moments_kernel(const T* x, Segments sg, double eps, opmath_t<T>* mean, opmath_t<T>* rstd,
                                        opmath_t<T>* var) {
@@ -45,15 +45,78 @@ __global__ void segment_moments_kernel(const T* x, Segments sg, double eps, opma
   }
 }
 
+// Few long segments: part p = blockIdx.y of segment k = blockIdx.x writes
+// sums[k * parts + p], the sum over its share of the segment's values of x (center
+// null) or of (x - center[k])^2.
+template <typename T>
+__global__ void segment_part_sums_kernel(const T* x, Segments sg, const opmath_t<T>* center, double* sums) {
+  using Acc = opmath_t<T>;
+  __shared__ double shared[kMaxWarps];
+  const int64_t k = blockIdx.x, p = blockIdx.y, parts = gridDim.y, n = sg.size();
+  const int64_t chunk = (n + parts - 1) / parts, j0 = p * chunk, j1 = j0 + chunk < n ? j0 + chunk : n;
+  const T* base = x + k * sg.inner;
+  const Acc m = center ? center[k] : Acc(0);
+  Acc acc = 0;
+  for (int64_t j = j0 + threadIdx.x; j < j1; j += blockDim.x) {
+    const Acc v = convert<Acc>(base[sg.offset(j)]);
+    if (center) {
+      const Acc d = v - m;
+      acc += d * d;
+    } else {
+      acc += v;
+    }
+  }
+  const double total = block_reduce(static_cast<double>(acc), SumOp<double>{}, shared);
+  if (threadIdx.x == 0) sums[k * parts + p] = total;
+}
+
+// Adds each segment's parts in order: its mean (rstd null: the first pass), or
+// rstd and (var not null) the biased variance (the second).
+template <typename Acc>
+__global__ void segment_finish_kernel(int64_t count, int64_t parts, int64_t n, const double* sums, double eps,
+                                      Acc* mean, Acc* rstd, Acc* var) {
+  for (int64_t k = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; k < count; k += int64_t(gridDim.x) * blockDim.x) {
+    double t = 0;
+    for (int64_t p = 0; p < parts; ++p) t += sums[k * parts + p];
+    const double v = n > 0 ? t / static_cast<double>(n) : 0.0;
+    if (!rstd) {
+      mean[k] = static_cast<Acc>(v);
+      continue;
+    }
+    rstd[k] = static_cast<Acc>(1.0 / sqrt(v + eps));
+    if (var) var[k] = static_cast<Acc>(v);
+  }
+}
+
 template <typename T>
 void segment_moments(const Tensor& x, const Segments& sg, double eps, const Tensor& mean, const Tensor& rstd,
                      const Tensor& var, cudaStream_t stream) {
   using Acc = opmath_t<T>;
   if (sg.count == 0) return;
   EMBER_CHECK(sg.count <= INT_MAX, "normalization: ", sg.count, " rows exceed the grid's 2^31 - 1 blocks");
-  segment_moments_kernel<T><<<static_cast<unsigned>(sg.count), segment_threads(sg.size()), 0, stream>>>(
-      static_cast<const T*>(x.data_ptr()), sg, eps, static_cast<Acc*>(mean.data_ptr()),
-      static_cast<Acc*>(rstd.data_ptr()), var.defined() ? static_cast<Acc*>(var.data_ptr()) : nullptr);
+  const int threads = segment_threads(sg.size());
+  const int64_t parts = segment_parts(sg.count, sg.size(), threads);
+  const T* xp = static_cast<const T*>(x.data_ptr());
+  Acc* mp = static_cast<Acc*>(mean.data_ptr());
+  Acc* rp = static_cast<Acc*>(rstd.data_ptr());
+  Acc* vp = var.defined() ? static_cast<Acc*>(var.data_ptr()) : nullptr;
+  if (parts == 1) {  // one block per segment, both passes in it
+    segment_moments_kernel<T><<<static_cast<unsigned>(sg.count), threads, 0, stream>>>(xp, sg, eps, mp, rp, vp);
+    EMBER_CUDA_CHECK_LAUNCH();
+    return;
+  }
+  Tensor sums = empty(IntList{sg.count * parts}, TensorOptions(kFloat64).device(x.device()));
+  double* sp = static_cast<double*>(sums.data_ptr());
+  const dim3 grid(static_cast<unsigned>(sg.count), static_cast<unsigned>(parts));
+  segment_part_sums_kernel<T><<<grid, threads, 0, stream>>>(xp, sg, nullptr, sp);
+  EMBER_CUDA_CHECK_LAUNCH();
+  segment_finish_kernel<Acc><<<blocks_for(sg.count), kBlockThreads, 0, stream>>>(sg.count, parts, sg.size(), sp, eps,
+                                                                                 mp, nullptr, nullptr);
+  EMBER_CUDA_CHECK_LAUNCH();
+  segment_part_sums_kernel<T><<<grid, threads, 0, stream>>>(xp, sg, mp, sp);
+  EMBER_CUDA_CHECK_LAUNCH();
+  segment_finish_kernel<Acc><<<blocks_for(sg.count), kBlockThreads, 0, stream>>>(sg.count, parts, sg.size(), sp, eps,
+                                                                                 mp, rp, vp);
   EMBER_CUDA_CHECK_LAUNCH();
 }
 

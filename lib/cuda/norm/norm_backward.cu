@@ -27,18 +27,20 @@ DType param_grad_dtype(const Tensor& param, const Tensor& input) {
   return param.defined() ? param.dtype() : input.dtype();
 }
 
-// s[k] and dot[k] of segment k = blockIdx.x: g = dy (times w[j], the weight of the
-// j-th value, when w is not null: layer_norm's rows); mean of segment k is
-// mean[k / mean_div].
+// Part p = blockIdx.y (of gridDim.y) of segment k = blockIdx.x: the sums over its
+// share of the segment's values of g and of g (x - mean), into s_out[k * parts + p]
+// and dot_out[k * parts + p]. g = dy (times w[j], the weight of the j-th value, when
+// w is not null: layer_norm's rows); the mean of segment k is mean[k / mean_div].
 template <typename T>
 __global__ void segment_grad_sums_kernel(const T* dy, const T* x, Segments sg, const opmath_t<T>* mean,
                                          int64_t mean_div, const opmath_t<T>* w, double* s_out, double* dot_out) {
   using Acc = opmath_t<T>;
   __shared__ double shared[kMaxWarps];
-  const int64_t k = blockIdx.x, n = sg.size(), start = k * sg.inner;
+  const int64_t k = blockIdx.x, p = blockIdx.y, parts = gridDim.y, n = sg.size(), start = k * sg.inner;
+  const int64_t chunk = (n + parts - 1) / parts, j0 = p * chunk, j1 = j0 + chunk < n ? j0 + chunk : n;
   const Acc m = mean[k / mean_div];
   Acc s = 0, dot = 0;
-  for (int64_t j = threadIdx.x; j < n; j += blockDim.x) {
+  for (int64_t j = j0 + threadIdx.x; j < j1; j += blockDim.x) {
     const int64_t off = start + sg.offset(j);
     Acc g = convert<Acc>(dy[off]);
     if (w) g = g * w[j % sg.inner];
@@ -48,20 +50,49 @@ __global__ void segment_grad_sums_kernel(const T* dy, const T* x, Segments sg, c
   const double ts = block_reduce(static_cast<double>(s), SumOp<double>{}, shared);
   const double td = block_reduce(static_cast<double>(dot), SumOp<double>{}, shared);
   if (threadIdx.x == 0) {
-    s_out[k] = ts;
-    dot_out[k] = td;
+    s_out[k * parts + p] = ts;
+    dot_out[k * parts + p] = td;
   }
 }
 
+// s[k], dot[k]: the parts of segment k added in order.
+__global__ void finish_grad_sums_kernel(int64_t count, int64_t parts, const double* s_part, const double* dot_part,
+                                        double* s, double* dot) {
+  for (int64_t k = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; k < count; k += int64_t(gridDim.x) * blockDim.x) {
+    double ts = 0, td = 0;
+    for (int64_t p = 0; p < parts; ++p) {
+      ts += s_part[k * parts + p];
+      td += dot_part[k * parts + p];
+    }
+    s[k] = ts;
+    dot[k] = td;
+  }
+}
+
+// s[k], dot[k] (double) of each segment: one block per segment, or for few long
+// segments (batch_norm's channels) several, their parts added by a second kernel.
 template <typename T>
 void segment_grad_sums(const Tensor& dy, const Tensor& x, const Segments& sg, const Tensor& mean, int64_t mean_div,
                        const Tensor& w, const Tensor& s, const Tensor& dot, cudaStream_t stream) {
   using Acc = opmath_t<T>;
   if (sg.count == 0) return;
   EMBER_CHECK(sg.count <= INT_MAX, "normalization backward: ", sg.count, " rows exceed the grid's 2^31 - 1 blocks");
-  segment_grad_sums_kernel<T><<<static_cast<unsigned>(sg.count), segment_threads(sg.size()), 0, stream>>>(
+  const int threads = segment_threads(sg.size());
+  const int64_t parts = segment_parts(sg.count, sg.size(), threads);
+  Tensor s_part = s, dot_part = dot;
+  if (parts > 1) {
+    s_part = empty(IntList{sg.count * parts}, TensorOptions(kFloat64).device(x.device()));
+    dot_part = empty(IntList{sg.count * parts}, TensorOptions(kFloat64).device(x.device()));
+  }
+  const dim3 grid(static_cast<unsigned>(sg.count), static_cast<unsigned>(parts));
+  segment_grad_sums_kernel<T><<<grid, threads, 0, stream>>>(
       static_cast<const T*>(dy.data_ptr()), static_cast<const T*>(x.data_ptr()), sg,
       static_cast<const Acc*>(mean.data_ptr()), mean_div, w.defined() ? static_cast<const Acc*>(w.data_ptr()) : nullptr,
+      static_cast<double*>(s_part.data_ptr()), static_cast<double*>(dot_part.data_ptr()));
+  EMBER_CUDA_CHECK_LAUNCH();
+  if (parts == 1) return;
+  finish_grad_sums_kernel<<<blocks_for(sg.count), kBlockThreads, 0, stream>>>(
+      sg.count, parts, static_cast<const double*>(s_part.data_ptr()), static_cast<const double*>(dot_part.data_ptr()),
       static_cast<double*>(s.data_ptr()), static_cast<double*>(dot.data_ptr()));
   EMBER_CUDA_CHECK_LAUNCH();
 }

@@ -13,6 +13,7 @@
 #pragma once
 #include <cstdint>
 
+#include "cuda/launch.h"  // multiprocessor_count
 #include "ember/ops/factories.h"
 #include "ember/tensor.h"
 
@@ -41,6 +42,19 @@ inline int segment_threads(int64_t size) {
   int t = 32;
   while (t < size && t < 512) t *= 2;
   return t;
+}
+
+// Parts (blockIdx.y) to split each of `count` segments of `size` values into, so
+// that few long segments (batch_norm's channels) still fill the GPU: 1 where there
+// are segments enough (layer_norm's rows), and never below 8 values per thread.
+// Call with the segments' device current.
+inline int64_t segment_parts(int64_t count, int64_t size, int threads) {
+  const int64_t want = 4 * static_cast<int64_t>(multiprocessor_count());
+  int64_t parts = count >= want ? 1 : (want + count - 1) / count;
+  const int64_t most = (size + 8 * threads - 1) / (8 * threads);
+  if (parts > most) parts = most;
+  if (parts > 65535) parts = 65535;
+  return parts < 1 ? 1 : parts;
 }
 
 // The statistics' dtype: float64 for float64, float32 otherwise (opmath).
