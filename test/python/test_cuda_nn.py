@@ -184,7 +184,8 @@ def test_max_pool2d_with_indices(case, dtype):
         atol=atol, rtol=rtol)
     assert indices.dtype == ember.int64
     expected = F.max_pool2d(x, k, s, p, d, ceil_mode=ceil)
-    np.testing.assert_array_equal(values.cpu().to(ember.float64).numpy(), expected.to(ember.float64).numpy())
+    np.testing.assert_array_equal(values.detach().cpu().to(ember.float64).numpy(),
+                                  expected.to(ember.float64).numpy())
     check_against_cpu(lambda x: F.max_pool2d(x, k, s, p, d, ceil_mode=ceil), x, grad=True, atol=atol, rtol=rtol)
 
 
