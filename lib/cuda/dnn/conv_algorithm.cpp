@@ -180,7 +180,7 @@ Key key_of(ConvPass pass, int device, const ConvProblem& p, int64_t batch, cudnn
 }
 
 // may_measure is false where measuring would overwrite a result being accumulated
-// (the filter gradient of a later chunk): heuristics choose then, not cached.
+// (the filter gradient of a later chunk): heuristics choose then (cached as such).
 Algorithm choose(cudnnHandle_t h, ConvPass pass, Descriptors& d, const ConvProblem& p, int64_t batch, void* x,
                  void* w, void* y, int device, bool may_measure) {
   const cudnnMathType_t want = requested_math(p.dtype);
