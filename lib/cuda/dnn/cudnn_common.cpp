@@ -20,8 +20,31 @@ __attribute__((weak)) bool cudnn_benchmark() { return false; }
 
 namespace ember::cuda::dnn {
 
+namespace {
+
+// libcudnn.so.9 opens its sub-libraries (libcudnn_cnn.so.9, ...) itself, by bare
+// name: the loader finds them only on its own search path (LD_LIBRARY_PATH,
+// ld.so.cache), not in the folders ember searches (the nvidia-cudnn wheel's lib,
+// $EMBER_CUDA_LIBRARY_PATH). Opening them first from those folders makes cuDNN's
+// own opens find them already loaded (the loader matches loaded libraries by name).
+// Their dependencies on one another resolve through their $ORIGIN runpath.
+void preload_sublibraries() {
+  static const bool done = [] {
+    for (const char* name : {"libcudnn_graph.so.9", "libcudnn_ops.so.9", "libcudnn_cnn.so.9", "libcudnn_heuristic.so.9",
+                             "libcudnn_engines_precompiled.so.9", "libcudnn_engines_runtime_compiled.so.9"}) {
+      auto* lib = new DynamicLibrary("cuDNN", {name});  // leaked: stays loaded for the process
+      lib->available();  // a missing one is cuDNN's error to report, when it needs it
+    }
+    return true;
+  }();
+  (void)done;
+}
+
+}  // namespace
+
 DynamicLibrary& cudnn_library() {
   static DynamicLibrary lib("cuDNN", {"libcudnn.so.9", "libcudnn.so"});
+  preload_sublibraries();
   return lib;
 }
 
@@ -90,6 +113,10 @@ cudnnDataType_t cudnn_data_type(DType dtype, const char* op) {
   }
   EMBER_CHECK_AS(NotImplementedError, false, op, ": not implemented on CUDA for dtype ", dtype_name(dtype));
   return CUDNN_DATA_FLOAT;
+}
+
+size_t cudnn_version_or_zero() {
+  return cudnn_library().available() ? EMBER_CUDNN_FN(cudnnGetVersion)() : 0;
 }
 
 int to_cudnn_int(int64_t v, const char* what) {

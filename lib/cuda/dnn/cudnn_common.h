@@ -10,6 +10,7 @@
 
 #include <cstdint>
 
+#include "cuda/dnn/cudnn_probe.h"  // to_cudnn_int
 #include "cuda/dynamic_library.h"
 #include "ember/tensor.h"
 
@@ -75,8 +76,5 @@ class ConvolutionDescriptor {
  private:
   cudnnConvolutionDescriptor_t desc_ = nullptr;
 };
-
-// An int argument of cuDNN from an int64 size; raises when it does not fit.
-int to_cudnn_int(int64_t v, const char* what);
 
 }  // namespace ember::cuda::dnn
