@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds ember with the CUDA backend and runs its test suites where a GPU is present:
 # the C++ suite (Catch2, the [cuda] tests included), the Python suite (pytest, the
-# tests marked `cuda` included), and compute-sanitizer's memcheck over the CUDA C++
-# tests. Prints a summary; exits non-zero if a step failed.
+# tests marked `cuda` and the CPU-vs-CUDA comparisons test_cuda_*.py included),
+# compute-sanitizer's memcheck over the CUDA C++ tests and the core ops' Python tests,
+# and the GPU benchmarks (bench/cuda_*.py, ember and PyTorch side by side). Prints a
+# summary; exits non-zero if a step failed.
 #
 #   scripts/gpu_check.sh                  # build in build-cuda/, then test
 #   BUILD=dir PYTHON=path JOBS=n CUDA_ARCHS="80;90" scripts/gpu_check.sh
@@ -65,8 +67,11 @@ echo "ember sees ${gpus:-?} CUDA device(s)"
 
 step "C++ CUDA tests [cuda]" "$BUILD/ember_tests" "[cuda]"
 step "C++ suite (all)" "$BUILD/ember_tests"
-step "Python CUDA tests" env PYTHONPATH=python "$PYTHON" -m pytest test/python/test_cuda.py -q -rs
-step "Python suite (all)" env PYTHONPATH=python "$PYTHON" -m pytest test/python -q -rs -x
+# Every test_cuda_*.py compares the CUDA kernels with the CPU ones on the same inputs
+# (test/python/cuda_compare.py); the device-parameterized tests of the other files run
+# once per device.
+step "Python CUDA tests" env PYTHONPATH=python "$PYTHON" -m pytest test/python/test_cuda*.py -q -rs
+step "Python suite (all)" env PYTHONPATH=python "$PYTHON" -m pytest test/python -q -rs
 
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 if [[ -x "$sanitizer" ]]; then
@@ -74,9 +79,21 @@ if [[ -x "$sanitizer" ]]; then
   # memory; "not ready" from queries), and ember raises on the others anyway.
   step "compute-sanitizer memcheck [cuda]" "$sanitizer" --tool memcheck --error-exitcode 1 \
     --report-api-errors no "$BUILD/ember_tests" "[cuda]"
+  # The core ops' kernels, driven by their Python tests.
+  core_tests=()
+  for f in elementwise reduce loss index sort nn nn_misc random optim linalg; do
+    [[ -f test/python/test_cuda_$f.py ]] && core_tests+=("test/python/test_cuda_$f.py")
+  done
+  step "compute-sanitizer memcheck (core ops)" env PYTHONPATH=python "$sanitizer" --tool memcheck \
+    --error-exitcode 1 --report-api-errors no "$PYTHON" -m pytest "${core_tests[@]}" -q -x
 else
   record "compute-sanitizer" "SKIPPED (not found)"
 fi
+
+# The GPU benchmarks, side by side with PyTorch (each prints its table).
+for b in bench/cuda_*.py; do
+  step "benchmark $(basename "$b" .py)" env PYTHONPATH=python "$PYTHON" "$b"
+done
 
 echo
 echo "==== summary ($(date -u +%Y-%m-%dT%H:%MZ))"

@@ -86,7 +86,19 @@ class Node : public std::enable_shared_from_this<Node> {
   void remove_pre_hook(int id);
   void run_pre_hooks(TensorList& grads);
 
+  // The CUDA stream the forward op ran on (none for CPU ops): the engine runs the
+  // node's backward on the same stream, as PyTorch does.
+  struct StreamRef {
+    int device = -1;
+    void* handle = nullptr;  // the cudaStream_t
+    bool defined() const { return device >= 0; }
+    bool operator==(const StreamRef& o) const { return device == o.device && handle == o.handle; }
+  };
+  const StreamRef& forward_stream() const { return forward_stream_; }
+  void set_forward_stream(const StreamRef& s) { forward_stream_ = s; }
+
  private:
+  StreamRef forward_stream_;
   std::vector<Edge> next_edges_;
   std::vector<OutputMeta> output_meta_;
   std::vector<std::tuple<int, uint32_t, PreHook>> pre_hooks_;

@@ -5,6 +5,7 @@
 // It also sees every view op, recording grad or not, so that views know their
 // base (Note [View + in-place] in view_tracking.cpp).
 #include "autograd/autograd_meta.h"
+#include "autograd/backward_streams.h"
 #include "autograd/copy_slices.h"
 #include "autograd/nodes.h"
 #include "autograd/view_tracking.h"
@@ -71,6 +72,7 @@ void autograd_layer(OpCall& call) {
     dispatch_backend(call);
   }
   attach_outputs(call, node, d);
+  if (call.device && call.device->is_cuda()) node->set_forward_stream(current_stream_ref(call.device->index));
   if (is_view_op) record_views(call);
 }
 

@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "autograd/autograd_meta.h"
+#include "autograd/backward_streams.h"
 #include "autograd/grad_utils.h"
 #include "autograd/nodes.h"
 #include "dispatch/dispatcher.h"
@@ -34,7 +35,37 @@ struct GraphTask {
   std::unordered_set<Node*> needed;
   // Keeps the nodes named by raw pointer above alive for the whole run.
   std::vector<std::shared_ptr<Node>> hold;
+  // Note [Backward streams]: the CUDA streams that made each node's incoming
+  // gradients, and every stream the pass ran on.
+  std::unordered_map<Node*, std::vector<StreamRef>> grad_streams;
+  std::vector<StreamRef> used_streams;
 };
+
+// `grad` for `n` was made on `stream` (or, when undefined, on its device's current one).
+void note_grad_stream(GraphTask& task, Node* n, StreamRef stream, const Tensor& grad) {
+  if (!stream.defined()) stream = ambient_stream_of(grad);
+  if (!stream.defined()) return;  // a CPU gradient
+  std::vector<StreamRef>& streams = task.grad_streams[n];
+  for (const StreamRef& s : streams)
+    if (s == stream) return;
+  streams.push_back(stream);
+}
+
+// The stream `node` runs on: its forward op's, or the current one of its gradients' device.
+StreamRef stream_for(GraphTask& task, Node* node) {
+  StreamRef s = node->forward_stream();
+  auto it = task.grad_streams.find(node);
+  if (!s.defined() && it != task.grad_streams.end() && !it->second.empty())
+    s = current_stream_ref(it->second.front().device);
+  if (s.defined()) {
+    if (it != task.grad_streams.end()) wait_for_streams(s, it->second);
+    bool seen = false;
+    for (const StreamRef& u : task.used_streams) seen = seen || u == s;
+    if (!seen) task.used_streams.push_back(s);
+  }
+  if (it != task.grad_streams.end()) task.grad_streams.erase(it);
+  return s;
+}
 
 void count_dependencies(GraphTask& task, const std::vector<Node*>& roots) {
   std::unordered_set<Node*> seen(roots.begin(), roots.end());
@@ -116,8 +147,12 @@ void run(GraphTask& task, const std::vector<Node*>& roots) {
     bool any_grad = false;
     for (const Tensor& g : grads) any_grad = any_grad || g.defined();
 
+    StreamRef stream = stream_for(task, node);
     TensorList outputs;
-    if (execute && any_grad) outputs = node->apply(std::move(grads));
+    {
+      NodeStreamGuard on_stream(stream);
+      if (execute && any_grad) outputs = node->apply(std::move(grads));
+    }
     if (!task.keep_graph) node->release_variables();
 
     auto& edges = node->next_edges();
@@ -125,8 +160,15 @@ void run(GraphTask& task, const std::vector<Node*>& roots) {
       const Edge& e = edges[i];
       if (!e.is_valid()) continue;
       Node* next = e.function.get();
-      if (i < outputs.size() && outputs[i].defined())
-        add_to_buffer(task, next, e.input_nr, fit_gradient(*node, i, outputs[i], e));
+      if (i < outputs.size() && outputs[i].defined()) {
+        NodeStreamGuard on_stream(stream);  // fitting (sum_to, casts) queues on the node's stream
+        Tensor g = fit_gradient(*node, i, outputs[i], e);
+        // A sum with a gradient from another stream waits for that stream first.
+        if (auto it = task.grad_streams.find(next); it != task.grad_streams.end())
+          wait_for_streams(stream.defined() ? stream : ambient_stream_of(g), it->second);
+        note_grad_stream(task, next, stream, g);
+        add_to_buffer(task, next, e.input_nr, std::move(g));
+      }
       if (--task.dependencies[next] == 0 && queued.insert(next).second) ready.push(next);
     }
   }
@@ -153,6 +195,7 @@ void seed_roots(GraphTask& task, const TensorList& outputs, const TensorList& gr
                   "] has a shape of ", shape_str(g.sizes()), " and output[", i,
                   "] has a shape of ", shape_str(out.sizes()), ".");
     }
+    note_grad_stream(task, e.function.get(), StreamRef{}, g);
     add_to_buffer(task, e.function.get(), e.input_nr, g);
     roots.push_back(e.function.get());
   }
@@ -190,6 +233,7 @@ TensorList execute(const TensorList& outputs, const TensorList& grad_outputs,
     for (Node* r : roots) mark_needed(task, r, memo);
   }
   run(task, roots);
+  join_current_streams(task.used_streams);
   return std::move(task.captured);
 }
 
