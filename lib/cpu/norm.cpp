@@ -88,18 +88,9 @@ void layer_norm_kernel(OpCall& c) {
   const Tensor x = c.in(0).contiguous();
   const DimVector& ns = c.attr(0).to_ints();
   const double eps = c.attr(1).to_double();
-  const int64_t axis = x.dim() - static_cast<int64_t>(ns.size());
-  int64_t rows = 1, n = 1;
-  DimVector stat_shape;
-  for (int64_t d = 0; d < x.dim(); ++d) {
-    if (d < axis) {
-      rows *= x.size(d);
-      stat_shape.push_back(x.size(d));
-    } else {
-      n *= x.size(d);
-      stat_shape.push_back(1);
-    }
-  }
+  const LayerNormShape shape = layer_norm_shape(x, ns.size());
+  const int64_t rows = shape.rows, n = shape.n;
+  const DimVector& stat_shape = shape.stat_shape;
   Tensor y = empty(x.sizes(), TensorOptions(x.dtype()));
   Tensor mean = empty(stat_shape, TensorOptions(stat_dtype(x.dtype())));
   Tensor rstd = empty(stat_shape, TensorOptions(stat_dtype(x.dtype())));

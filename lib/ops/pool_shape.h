@@ -3,6 +3,8 @@
 #pragma once
 #include <cstdint>
 
+#include "core/pool_window.h"  // adaptive_start, adaptive_end
+
 namespace ember {
 
 // Windows of `kernel` (dilated) every `stride` over size + 2 * pad; with
@@ -14,12 +16,6 @@ inline int64_t pooling_output_size(int64_t size, int64_t kernel, int64_t pad, in
   int64_t out = (span >= 0 ? span / stride : -((-span + stride - 1) / stride)) + 1;
   if (ceil_mode && (out - 1) * stride >= size + pad) --out;
   return out;
-}
-
-// Adaptive pooling: output index o of out covers input [start, end).
-inline int64_t adaptive_start(int64_t o, int64_t out, int64_t in) { return (o * in) / out; }
-inline int64_t adaptive_end(int64_t o, int64_t out, int64_t in) {
-  return ((o + 1) * in + out - 1) / out;
 }
 
 }  // namespace ember
