@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "core/exact_rounding.h"
 #include "ember/half.h"  // EMBER_HOST_DEVICE
 
 namespace ember {
@@ -34,7 +35,9 @@ template <typename Acc>
 EMBER_HOST_DEVICE inline LinearEntry<Acc> linear_source(int64_t o, int64_t in, int64_t out, bool align_corners,
                                                         Acc scale) {
   if (out == in) return {o, o, Acc(1), Acc(0)};
-  Acc real = align_corners ? scale * static_cast<Acc>(o) : scale * (static_cast<Acc>(o) + Acc(0.5)) - Acc(0.5);
+  // Rounded step by step (no fused multiply-add), so both backends pick the same neighbours.
+  Acc real = align_corners ? mul_rn(scale, static_cast<Acc>(o))
+                           : add_rn(mul_rn(scale, static_cast<Acc>(o) + Acc(0.5)), Acc(-0.5));
   if (!align_corners && real < 0) real = 0;
   int64_t i = static_cast<int64_t>(floorf(static_cast<float>(real)));
   if (i > in - 1) i = in - 1;

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "core/element_types.h"
+#include "core/exact_rounding.h"
 #include "ember/half.h"  // EMBER_HOST_DEVICE
 
 namespace ember {
@@ -48,7 +49,7 @@ EMBER_HOST_DEVICE inline double unit_double(uint32_t hi, uint32_t lo) {
 // reach hi; the interval stays half-open as documented.
 template <typename T>
 EMBER_HOST_DEVICE inline T uniform(const PhiloxWords& w, double lo, double hi) {
-  T r = convert<T>(lo + (hi - lo) * unit_double(w[0], w[1]));
+  T r = convert<T>(add_rn(lo, mul_rn(hi - lo, unit_double(w[0], w[1]))));
   if (static_cast<double>(r) >= hi && hi > lo) r = convert<T>(lo);
   return r;
 }
@@ -59,7 +60,7 @@ EMBER_HOST_DEVICE inline double normal(const PhiloxWords& w, double mean, double
   double u1 = 1.0 - unit_double(w[0], w[1]);  // (0, 1]: log is finite
   double u2 = unit_double(w[2], w[3]);
   double z = sqrt(-2.0 * log(u1)) * cos(kTwoPi * u2);
-  return mean + std * z;
+  return add_rn(mean, mul_rn(std, z));
 }
 
 // random_: an integer in [lo, lo + span) (span 0: the whole 2^64 range), in

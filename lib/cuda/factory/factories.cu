@@ -1,6 +1,7 @@
 // Factory kernels on CUDA: arange, linspace, eye. Each writes a value computed
 // from the element's index into the preset output, with the CPU kernel's
 // formula (lib/cpu/fill.cpp), so both backends give the same numbers.
+#include "core/exact_rounding.h"
 #include "cpu/dtype_dispatch.h"
 #include "cuda/launch.h"
 #include "dispatch/dispatcher.h"
@@ -13,8 +14,9 @@ template <typename T>
 struct ArangeDouble {
   double start, step;
   __device__ T operator()(int64_t i) const {
-    if constexpr (is_float_v<T>) return T(start + step * double(i));
-    else return static_cast<T>(start + step * double(i));
+    const double v = add_rn(start, mul_rn(step, double(i)));  // as the CPU: no fused multiply-add
+    if constexpr (is_float_v<T>) return T(v);
+    else return static_cast<T>(v);
   }
 };
 // start + step * i in int64 (integer T, integer start and step).
@@ -29,7 +31,8 @@ struct Linspace {
   double start, end, step;
   int64_t n, half;
   __device__ T operator()(int64_t i) const {
-    double v = i < half ? start + step * double(i) : end - step * double(n - 1 - i);
+    // Rounded step by step as on the CPU (no fused multiply-add).
+    double v = i < half ? add_rn(start, mul_rn(step, double(i))) : add_rn(end, -mul_rn(step, double(n - 1 - i)));
     if constexpr (is_float_v<T>) return T(v);
     else return static_cast<T>(v);
   }
