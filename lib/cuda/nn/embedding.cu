@@ -19,15 +19,17 @@ namespace {
 template <typename Bits, typename Index>
 __global__ void gather_rows_kernel(const Bits* table, const Index* idx, Bits* out, int64_t n, int64_t rows,
                                    int64_t dim, DeviceErrorReporter err) {
-  const int64_t total = n * dim, step = int64_t(gridDim.x) * blockDim.x;
+  // With dim == 0 each index is still checked (one thread per index), as the CPU does.
+  const int64_t width = dim > 0 ? dim : 1;
+  const int64_t total = n * width, step = int64_t(gridDim.x) * blockDim.x;
   for (int64_t k = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; k < total; k += step) {
-    const int64_t i = k / dim, d = k % dim;
+    const int64_t i = k / width, d = k % width;
     const int64_t row = static_cast<int64_t>(idx[i]);
     if (row < 0 || row >= rows) {
       if (d == 0) err.report(DeviceErrorKind::IndexOutOfRange, row, rows);
       continue;
     }
-    out[k] = table[row * dim + d];
+    if (dim > 0) out[k] = table[row * dim + d];
   }
 }
 
@@ -37,11 +39,12 @@ void gather_rows(const Tensor& weight, const Tensor& idx, Tensor& out, cudaStrea
   DeviceErrorReporter err = device_error_reporter(weight.device().index, OpId::embedding);
   const Bits* table = static_cast<const Bits*>(weight.data_ptr());
   Bits* dst = static_cast<Bits*>(out.data_ptr());
+  const int64_t threads = n * (dim > 0 ? dim : 1);
   if (idx.dtype() == kInt64)
-    gather_rows_kernel<Bits, int64_t><<<blocks_for(n * dim), kBlockThreads, 0, stream>>>(
+    gather_rows_kernel<Bits, int64_t><<<blocks_for(threads), kBlockThreads, 0, stream>>>(
         table, static_cast<const int64_t*>(idx.data_ptr()), dst, n, rows, dim, err);
   else
-    gather_rows_kernel<Bits, int32_t><<<blocks_for(n * dim), kBlockThreads, 0, stream>>>(
+    gather_rows_kernel<Bits, int32_t><<<blocks_for(threads), kBlockThreads, 0, stream>>>(
         table, static_cast<const int32_t*>(idx.data_ptr()), dst, n, rows, dim, err);
   EMBER_CUDA_CHECK_LAUNCH();
 }
@@ -53,7 +56,7 @@ void embedding_kernel(OpCall& c) {
   DimVector shape = idx.sizes();
   shape.push_back(dim);
   Tensor out = empty(shape, TensorOptions(weight.dtype()).device(weight.device()));
-  if (out.numel() > 0) {
+  if (idx.numel() > 0) {
     LaunchContext ctx(weight);
     switch (weight.element_size()) {
       case 1: gather_rows<uint8_t>(weight, idx, out, ctx.stream); break;
