@@ -6,6 +6,7 @@
 #include <mutex>
 #include <random>
 
+#include "core/philox.h"
 #include "ember/error.h"
 #include "ember/ops/factories.h"
 #include "ember/tensor.h"
@@ -167,21 +168,8 @@ Tensor get_rng_state() { return default_generator().get_state(); }
 void set_rng_state(const Tensor& state) { default_generator().set_state(state); }
 
 std::array<uint32_t, 4> philox(uint64_t key, uint64_t counter_hi, uint64_t counter_lo) {
-  uint32_t k0 = static_cast<uint32_t>(key), k1 = static_cast<uint32_t>(key >> 32);
-  uint32_t c0 = static_cast<uint32_t>(counter_lo), c1 = static_cast<uint32_t>(counter_lo >> 32);
-  uint32_t c2 = static_cast<uint32_t>(counter_hi), c3 = static_cast<uint32_t>(counter_hi >> 32);
-  for (int round = 0; round < 10; ++round) {
-    uint64_t p0 = uint64_t(0xD2511F53u) * c0, p1 = uint64_t(0xCD9E8D57u) * c2;
-    uint32_t n0 = static_cast<uint32_t>(p1 >> 32) ^ c1 ^ k0;
-    uint32_t n2 = static_cast<uint32_t>(p0 >> 32) ^ c3 ^ k1;
-    c0 = n0;
-    c1 = static_cast<uint32_t>(p1);
-    c2 = n2;
-    c3 = static_cast<uint32_t>(p0);
-    k0 += 0x9E3779B9u;
-    k1 += 0xBB67AE85u;
-  }
-  return {c0, c1, c2, c3};
+  const PhiloxWords w = philox4x32(key, counter_hi, counter_lo);
+  return {w[0], w[1], w[2], w[3]};
 }
 
 }  // namespace ember

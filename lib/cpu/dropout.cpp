@@ -3,6 +3,7 @@
 // Random bits come from the default generator's Philox stream: group g of 4
 // consecutive elements (row-major) uses the four words of
 // philox(seed, offset + g), so the result does not depend on threading.
+#include "core/philox.h"
 #include "cpu/dtype_dispatch.h"
 #include "cpu/parallel.h"
 #include "dispatch/dispatcher.h"
@@ -25,7 +26,7 @@ void dropout_kernel(OpCall& c) {
   const PhiloxState stream = default_generator().reserve(static_cast<uint64_t>(groups));
   const uint64_t key = stream.seed, offset = stream.offset;
   // keep when the 32-bit word >= p * 2^32: probability 1 - p (p = 1 keeps nothing).
-  const uint64_t threshold = static_cast<uint64_t>(p * 4294967296.0);
+  const uint64_t threshold = philox_sample::dropout_threshold(p);
   const double scale = p < 1.0 ? 1.0 / (1.0 - p) : 0.0;
   EMBER_DISPATCH_FLOATING(input.dtype(), "dropout", [&] {
     using acc_t = opmath_t<scalar_t>;
@@ -35,7 +36,7 @@ void dropout_kernel(OpCall& c) {
     const acc_t s = static_cast<acc_t>(scale);
     parallel_for(0, groups, kGrainSize / 16, [&](int64_t g0, int64_t g1) {
       for (int64_t g = g0; g < g1; ++g) {
-        const auto w = philox(key, 0, offset + static_cast<uint64_t>(g));
+        const PhiloxWords w = philox4x32(key, 0, offset + static_cast<uint64_t>(g));
         const int64_t end = std::min<int64_t>(4, n - g * 4);
         for (int64_t k = 0; k < end; ++k) {
           const int64_t i = g * 4 + k;

@@ -1,4 +1,4 @@
-// interpolate's coordinate rules (PyTorch's ATen UpSample.h), shared by the
+// interpolate's index tables (coordinate rules: core/interpolate_coords.h), shared by the
 // forward (interpolate.cpp) and backward (interpolate_backward.cpp) kernels so
 // that the gradient scatters exactly where the forward gathered.
 #pragma once
@@ -6,6 +6,7 @@
 #include <cmath>
 #include <vector>
 
+#include "core/interpolate_coords.h"
 #include "dispatch/op_call.h"
 
 namespace ember::cpu {
@@ -17,19 +18,14 @@ inline T compute_scale(int64_t in, int64_t out, const Attr& scale) {
   return static_cast<T>(in) / static_cast<T>(out);
 }
 
-// PyTorch's (legacy, "buggy OpenCV") nearest: floor(o * scale) in float.
-// Its 2-d kernel (nearest_idx) first maps out == in to the identity and
-// out == 2 in to o / 2; its 1-d and 3-d kernels do not. That shows only with a
+// The source index of every output index (core/interpolate_coords.h); the
+// shortcuts are those of PyTorch's 2-d kernel only. That shows only with a
 // scale_factor that leaves a dim's size unchanged (in 2, scale 1.3: out 2,
 // indices [0, 1] in 2-d but [0, 0] in 1-d and 3-d), and ember follows it.
 inline std::vector<int64_t> nearest_indices(int64_t in, int64_t out, const Attr& scale, bool shortcuts) {
   std::vector<int64_t> idx(static_cast<size_t>(out));
   const float s = compute_scale<float>(in, out, scale);
-  for (int64_t o = 0; o < out; ++o) {
-    if (shortcuts && out == in) idx[o] = o;
-    else if (shortcuts && out == 2 * in) idx[o] = o >> 1;
-    else idx[o] = std::min(static_cast<int64_t>(std::floor(static_cast<float>(o) * s)), in - 1);
-  }
+  for (int64_t o = 0; o < out; ++o) idx[o] = nearest_source(o, in, out, s, shortcuts);
   return idx;
 }
 
@@ -39,6 +35,13 @@ struct LinearTable {
   std::vector<Acc> w0, w1;
 };
 
+// linear's scale: (in - 1) / (out - 1) with align_corners, else compute_scale.
+template <typename Acc>
+inline Acc linear_scale(int64_t in, int64_t out, bool align_corners, const Attr& scale) {
+  return align_corners ? (out > 1 ? static_cast<Acc>(in - 1) / static_cast<Acc>(out - 1) : Acc(0))
+                       : compute_scale<Acc>(in, out, scale);
+}
+
 template <typename Acc>
 inline LinearTable<Acc> linear_table(int64_t in, int64_t out, bool align_corners, const Attr& scale) {
   LinearTable<Acc> t;
@@ -46,24 +49,13 @@ inline LinearTable<Acc> linear_table(int64_t in, int64_t out, bool align_corners
   t.i1.resize(out);
   t.w0.resize(out);
   t.w1.resize(out);
-  const Acc s = align_corners ? (out > 1 ? static_cast<Acc>(in - 1) / static_cast<Acc>(out - 1) : Acc(0))
-                              : compute_scale<Acc>(in, out, scale);
+  const Acc s = linear_scale<Acc>(in, out, align_corners, scale);
   for (int64_t o = 0; o < out; ++o) {
-    if (out == in) {
-      t.i0[o] = t.i1[o] = o;
-      t.w0[o] = 1;
-      t.w1[o] = 0;
-      continue;
-    }
-    Acc real = align_corners ? s * static_cast<Acc>(o)
-                             : s * (static_cast<Acc>(o) + Acc(0.5)) - Acc(0.5);
-    if (!align_corners && real < 0) real = 0;
-    const int64_t i = std::min(static_cast<int64_t>(std::floor(static_cast<float>(real))), in - 1);
-    const Acc lambda = std::min(std::max(real - static_cast<Acc>(i), Acc(0)), Acc(1));
-    t.i0[o] = i;
-    t.i1[o] = i + (i < in - 1 ? 1 : 0);
-    t.w1[o] = lambda;
-    t.w0[o] = Acc(1) - lambda;
+    const LinearEntry<Acc> e = linear_source<Acc>(o, in, out, align_corners, s);
+    t.i0[o] = e.i0;
+    t.i1[o] = e.i1;
+    t.w0[o] = e.w0;
+    t.w1[o] = e.w1;
   }
   return t;
 }

@@ -8,49 +8,16 @@
 #include <cmath>
 #include <type_traits>
 
+#include "core/optim_math.h"
 #include "cpu/dtype_dispatch.h"
 #include "cpu/lerp.h"
+#include "cpu/optim_operands.h"
 #include "cpu/parallel.h"
 #include "dispatch/dispatcher.h"
 #include "ember/ops/views.h"
 
-#define EMBER_DISPATCH_OPTIM(dtype, op, ...)                    \
-  switch (dtype) {                                              \
-    EMBER_DTYPE_CASE(Float32, float, __VA_ARGS__)               \
-    EMBER_DTYPE_CASE(Float64, double, __VA_ARGS__)              \
-    default: ::ember::cpu::throw_unsupported_dtype(op, dtype);  \
-  }
-
 namespace ember::cpu {
 namespace {
-
-// The loops run over contiguous memory: a non-contiguous gradient is read
-// through a contiguous copy, and a non-contiguous parameter or state tensor is
-// updated in a contiguous copy that write_back() copies into it.
-class DenseOperands {
- public:
-  explicit DenseOperands(const OpCall& c) : call_(c) {
-    for (const Tensor& t : c.inputs) dense_.push_back(t.defined() ? t.contiguous() : Tensor());
-  }
-  // nullptr for an optional input left out.
-  template <typename T>
-  T* data(size_t i) const {
-    return dense_[i].defined() ? static_cast<T*>(dense_[i].data_ptr()) : nullptr;
-  }
-  int64_t numel() const { return dense_[0].numel(); }
-  void write_back() const {
-    for (size_t i = 0; i < dense_.size(); ++i) {
-      // inputs[1] is the gradient: read only.
-      if (i == 1 || !dense_[i].defined() || dense_[i].is_same(call_.in(i))) continue;
-      Tensor target = call_.in(i);
-      copy_(target, dense_[i]);
-    }
-  }
-
- private:
-  const OpCall& call_;
-  SmallVector<Tensor, 6> dense_;
-};
 
 // Runs body(i) for every element, split across threads. The body captures
 // its pointers and constants by value, and each thread runs a private copy,
@@ -78,22 +45,6 @@ void with_static_flags(const F& f, bool flag, Rest... rest) {
     bind(std::true_type{});
   else
     bind(std::false_type{});
-}
-
-// torch.maximum: NaN wins.
-template <typename T>
-inline T max_propagate_nan(T a, T b) {
-  return (a > b || a != a) ? a : b;
-}
-
-// The gradient as the update rule sees it: times sign (-1 to maximize, an
-// exact negation), plus the L2 penalty weight_decay * param when there is one
-// (skipped at 0 rather than multiplied by it, so an inf param stays out).
-template <bool kDecay, typename T>
-inline T effective_grad(T g, T p, T sign, T weight_decay) {
-  g = sign * g;
-  if constexpr (kDecay) g = g + weight_decay * p;
-  return g;
 }
 
 void sgd_step_kernel(OpCall& c) {

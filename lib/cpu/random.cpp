@@ -1,8 +1,7 @@
 // Random kernels. Element i of the (logical, row-major) tensor draws from
 // philox(seed, counter = offset + i), so results do not depend on threading. The
 // op function reserved (seed, offset) from the generator (lib/ops/random_call.h).
-#include <cmath>
-
+#include "core/philox.h"
 #include "cpu/dtype_dispatch.h"
 #include "cpu/parallel.h"
 #include "dispatch/dispatcher.h"
@@ -14,13 +13,6 @@
 namespace ember::cpu {
 namespace {
 
-constexpr double kTwoPi = 6.283185307179586;
-
-// 53 random bits as a double in [0, 1).
-inline double unit_double(uint32_t hi, uint32_t lo) {
-  return double((uint64_t(hi) << 21) ^ uint64_t(lo >> 11)) * (1.0 / 9007199254740992.0);
-}
-
 // Fills a tensor with gen(words) for each element, through a contiguous buffer
 // when the tensor itself is not contiguous.
 template <typename T, typename Gen>
@@ -31,7 +23,7 @@ void generate(const OpCall& c, const Gen& gen) {
   const PhiloxState stream = philox_of(c);
   const uint64_t key = stream.seed, offset = stream.offset;
   parallel_for(0, out.numel(), kGrainSize / 4, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) p[i] = gen(philox(key, 0, offset + static_cast<uint64_t>(i)));
+    for (int64_t i = b; i < e; ++i) p[i] = gen(philox4x32(key, 0, offset + static_cast<uint64_t>(i)));
   });
   if (!dense.is_same(out)) {
     Tensor o = out;
@@ -43,14 +35,7 @@ void uniform_kernel(OpCall& c) {
   const Tensor& out = c.outputs[0];
   double lo = c.attr(0).to_double(), hi = c.attr(1).to_double();
   EMBER_DISPATCH_FLOATING(out.dtype(), "uniform_", [&] {
-    generate<scalar_t>(c, [=](std::array<uint32_t, 4> w) {
-      double u = unit_double(w[0], w[1]);
-      // float rounding may reach hi; keep the interval half-open as documented
-      double v = lo + (hi - lo) * u;
-      scalar_t r = convert<scalar_t>(v);
-      if (static_cast<double>(r) >= hi && hi > lo) r = convert<scalar_t>(lo);
-      return r;
-    });
+    generate<scalar_t>(c, [=](const PhiloxWords& w) { return philox_sample::uniform<scalar_t>(w, lo, hi); });
   });
 }
 
@@ -58,12 +43,7 @@ void normal_kernel(OpCall& c) {
   const Tensor& out = c.outputs[0];
   double mean = c.attr(0).to_double(), std = c.attr(1).to_double();
   EMBER_DISPATCH_FLOATING(out.dtype(), "normal_", [&] {
-    generate<scalar_t>(c, [=](std::array<uint32_t, 4> w) {
-      double u1 = 1.0 - unit_double(w[0], w[1]);  // (0, 1]: log is finite
-      double u2 = unit_double(w[2], w[3]);
-      double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(kTwoPi * u2);
-      return convert<scalar_t>(mean + std * z);
-    });
+    generate<scalar_t>(c, [=](const PhiloxWords& w) { return convert<scalar_t>(philox_sample::normal(w, mean, std)); });
   });
 }
 
@@ -73,10 +53,7 @@ void random_kernel(OpCall& c) {
   const uint64_t lo = static_cast<uint64_t>(c.attr(0).to_int());
   const uint64_t span = static_cast<uint64_t>(c.attr(1).to_int());
   EMBER_DISPATCH_ALL(out.dtype(), "random_", [&] {
-    generate<scalar_t>(c, [=](std::array<uint32_t, 4> w) {
-      uint64_t r = (uint64_t(w[0]) << 32) | w[1];
-      return convert<scalar_t>(static_cast<int64_t>(lo + (span ? r % span : r)));
-    });
+    generate<scalar_t>(c, [=](const PhiloxWords& w) { return convert<scalar_t>(philox_sample::random_int(w, lo, span)); });
   });
 }
 
@@ -84,9 +61,7 @@ void bernoulli_kernel(OpCall& c) {
   const Tensor& out = c.outputs[0];
   double p = c.attr(0).to_double();
   EMBER_DISPATCH_ALL(out.dtype(), "bernoulli_", [&] {
-    generate<scalar_t>(c, [=](std::array<uint32_t, 4> w) {
-      return convert<scalar_t>(unit_double(w[0], w[1]) < p ? 1 : 0);
-    });
+    generate<scalar_t>(c, [=](const PhiloxWords& w) { return convert<scalar_t>(philox_sample::bernoulli(w, p) ? 1 : 0); });
   });
 }
 
@@ -98,7 +73,7 @@ void randperm_kernel(OpCall& c) {
   const PhiloxState stream = philox_of(c);
   const uint64_t key = stream.seed, offset = stream.offset;
   for (int64_t i = n - 1; i > 0; --i) {  // Fisher-Yates
-    auto w = philox(key, 0, offset + static_cast<uint64_t>(i));
+    const PhiloxWords w = philox4x32(key, 0, offset + static_cast<uint64_t>(i));
     uint64_t r = ((uint64_t(w[0]) << 32) | w[1]) % static_cast<uint64_t>(i + 1);
     std::swap(perm[i], perm[r]);
   }
