@@ -7,6 +7,7 @@
 #include <random>
 
 #include "core/philox.h"
+#include "ember/cuda.h"
 #include "ember/error.h"
 #include "ember/ops/factories.h"
 #include "ember/tensor.h"
@@ -16,9 +17,9 @@ namespace ember {
 namespace {
 
 void check_device(Device device) {
-  // Philox is device-independent, but no backend other than the CPU exists yet to use it.
-  EMBER_CHECK(device.is_cpu(), "Generator: device '", device.str(),
-              "' is not available in this build; only 'cpu' generators exist");
+  // Philox is device-independent: a CUDA generator draws the same numbers as a CPU one.
+  EMBER_CHECK(device.is_cpu() || (device.is_cuda() && cuda::is_built()), "Generator: device '",
+              device.str(), "' is not available in this build");
 }
 
 }  // namespace

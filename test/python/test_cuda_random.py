@@ -142,13 +142,17 @@ def test_generator_offset_advances_alike_on_both_devices():
     np.testing.assert_allclose(values(cuda), values(cpu), rtol=1e-6)
 
 
-def test_mixed_devices_share_the_default_stream():
+def test_each_device_draws_from_its_own_generator():
+    # As in PyTorch, CPU and CUDA have separate default generators, both seeded by
+    # manual_seed; ember's are the same Philox stream, so they draw the same numbers.
     ember.manual_seed(3)
     a = ember.rand(10)
     b = ember.rand(10, device="cuda")
+    np.testing.assert_array_equal(values(a), values(b))
+    c = ember.rand(10)  # drawing on CUDA did not move the CPU generator
     ember.manual_seed(3)
     both = ember.rand(20)
-    np.testing.assert_array_equal(np.concatenate([values(a), values(b)]), values(both))
+    np.testing.assert_array_equal(np.concatenate([values(a), values(c)]), values(both))
 
 
 # ---- factories -----------------------------------------------------------------------

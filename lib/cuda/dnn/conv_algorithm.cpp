@@ -15,7 +15,7 @@
 #include <mutex>
 #include <vector>
 
-#include "cuda/dnn/cudnn_settings.h"
+#include "ember/cuda.h"  // cudnn_allow_tf32, cudnn_benchmark
 #include "ember/cuda.h"
 #include "ember/error.h"
 #include "ember/ops/factories.h"

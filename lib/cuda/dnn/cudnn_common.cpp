@@ -5,18 +5,8 @@
 #include <mutex>
 #include <vector>
 
-#include "cuda/dnn/cudnn_settings.h"
 #include "ember/cuda.h"
 #include "ember/error.h"
-
-namespace ember::cuda {
-
-// Weak defaults until the `blas` branch's definitions (include/ember/cuda.h) land:
-// its strong definitions take their place at link time (cudnn_settings.h).
-__attribute__((weak)) bool cudnn_allow_tf32() { return true; }
-__attribute__((weak)) bool cudnn_benchmark() { return false; }
-
-}  // namespace ember::cuda
 
 namespace ember::cuda::dnn {
 

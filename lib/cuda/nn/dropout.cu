@@ -46,7 +46,7 @@ void dropout_kernel(OpCall& c) {
   Tensor dense = out.is_contiguous() ? out : empty(input.sizes(), on_device);
   Tensor mask = empty(input.sizes(), TensorOptions(kBool).device(input.device()));
   const int64_t n = input.numel(), groups = (n + 3) / 4;
-  const PhiloxState stream = default_generator().reserve(static_cast<uint64_t>(groups));
+  const PhiloxState stream = default_generator(input.device()).reserve(static_cast<uint64_t>(groups));
   const uint64_t threshold = philox_sample::dropout_threshold(p);
   const double scale = p < 1.0 ? 1.0 / (1.0 - p) : 0.0;
   if (n > 0) {
