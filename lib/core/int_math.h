@@ -50,6 +50,13 @@ EMBER_HOST_DEVICE inline auto wrap_mul(T a, T b) {
   }
 }
 
+// -a; the most negative value stays itself instead of overflowing.
+template <typename T>
+EMBER_HOST_DEVICE inline T wrap_neg(T a) {
+  if constexpr (is_wrapping_int_v<T>) return wrap_sub(T(0), a);
+  else return -a;
+}
+
 // Division and remainder for b != 0 (the kernels check), rounding toward zero.
 template <typename T>
 EMBER_HOST_DEVICE inline T div_trunc_int(T a, T b) {
@@ -75,6 +82,16 @@ EMBER_HOST_DEVICE inline T div_floor_int(T a, T b) {
     if (rem_int(a, b) != 0 && ((a < 0) != (b < 0))) return static_cast<T>(q - 1);
   }
   return q;
+}
+
+// The remainder with the sign of b, as Python's % (b != 0).
+template <typename T>
+EMBER_HOST_DEVICE inline T rem_floor_int(T a, T b) {
+  T mod = rem_int(a, b);
+  if constexpr (std::is_signed_v<T>) {
+    if (mod != 0 && (b < 0) != (mod < 0)) mod = static_cast<T>(mod + b);
+  }
+  return mod;
 }
 
 // a ** b by squaring; a negative b gives 1, +-1 or 0 as the true value truncates.

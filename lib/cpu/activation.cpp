@@ -1,6 +1,7 @@
 // Activation kernels: relu, gelu (erf and tanh forms), silu, softplus, leaky_relu.
 #include <cmath>
 
+#include "core/elementwise_math.h"
 #include "cpu/unary_helpers.h"
 #include "cpu/vec_math.h"
 
@@ -9,35 +10,21 @@ namespace {
 
 void relu_kernel(OpCall& c) {
   // x < 0 ? 0 : x keeps nan and -0.0 as PyTorch does.
-  same_dtype_unary<false>(c, [](auto x) {
-    using T = decltype(x);
-    if constexpr (std::is_unsigned_v<T>) return x;
-    else return x < T(0) ? T(0) : x;
-  });
+  same_dtype_unary<false>(c, [](auto x) { return relu_value(x); });
 }
 
 // x Phi(x), as x erfc(-x / sqrt 2) / 2 (no cancellation in the negative tail); the
 // tanh form as x sigmoid(2u), which is x (1 + tanh u) / 2 without cancellation.
 void gelu_kernel(OpCall& c) {
   if (c.attr(0).to_string() == "tanh") {
-    float_unary(c, [](auto x) {
-      using T = decltype(x);
-      T inner = T(0.797884560802865355879892119868763737) * (x + T(0.044715) * x * x * x);
-      return x / (T(1) + std::exp(-(inner + inner)));
-    }, [](float x) { return vec::gelu_tanh(x); });
+    float_unary(c, [](auto x) { return gelu_tanh_value(x); }, [](float x) { return vec::gelu_tanh(x); });
   } else {
-    float_unary(c, [](auto x) {
-      using T = decltype(x);
-      return T(0.5) * x * std::erfc(x * T(-0.707106781186547524400844362104849039));
-    }, [](float x) { return vec::gelu(x); });
+    float_unary(c, [](auto x) { return gelu_value(x); }, [](float x) { return vec::gelu(x); });
   }
 }
 
 void silu_kernel(OpCall& c) {
-  float_unary(c, [](auto x) {
-    using T = decltype(x);
-    return x / (T(1) + std::exp(-x));
-  }, [](float x) { return vec::silu(x); });
+  float_unary(c, [](auto x) { return silu_value(x); }, [](float x) { return vec::silu(x); });
 }
 
 // log(1 + exp(beta x)) / beta, or x itself where beta x > threshold (PyTorch's formula).
@@ -45,8 +32,7 @@ void softplus_kernel(OpCall& c) {
   double beta = c.attr(0).to_double(), threshold = c.attr(1).to_double();
   float_unary(c, [beta, threshold](auto x) {
     using T = decltype(x);
-    T b = static_cast<T>(beta), bx = x * b;
-    return bx > static_cast<T>(threshold) ? x : std::log1p(std::exp(bx)) / b;
+    return softplus_value(x, static_cast<T>(beta), static_cast<T>(threshold));
   }, [b = float(beta), t = float(threshold)](float x) {
     float bx = x * b;
     float soft = vec::log1p(vec::exp(bx)) / b;
@@ -58,7 +44,7 @@ void leaky_relu_kernel(OpCall& c) {
   double slope = c.attr(0).to_double();
   float_unary(c, [slope](auto x) {
     using T = decltype(x);
-    return x > T(0) ? x : x * static_cast<T>(slope);
+    return leaky_relu_value(x, static_cast<T>(slope));
   });
 }
 

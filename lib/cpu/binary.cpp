@@ -3,8 +3,8 @@
 #include <atomic>
 #include <cmath>
 
+#include "core/elementwise_math.h"
 #include "cpu/elementwise.h"
-#include "core/int_math.h"
 
 namespace ember::cpu {
 namespace {
@@ -42,19 +42,6 @@ void mul_kernel(OpCall& c) {
     run<scalar_t>(s, [](O x, O y) { return wrap_mul(x, y); });
   });
   s.output.finish();
-}
-
-// Python's floor division on floats, as PyTorch computes it (exact where a / b
-// would round across an integer).
-template <typename T>
-T div_floor_float(T a, T b) {
-  if (b == 0) return a / b;
-  T mod = std::fmod(a, b);
-  T div = (a - mod) / b;
-  if (mod != 0 && (b < 0) != (mod < 0)) div -= T(1);
-  if (div == 0) return std::copysign(T(0), a / b);
-  T floored = std::floor(div);
-  return div - floored > T(0.5) ? floored + T(1) : floored;
 }
 
 // Integer division by zero cannot throw inside the loop (it may run in an OpenMP
@@ -106,20 +93,12 @@ template <bool kPythonSign, typename T>
 void modulo(const BinarySetup& s, ZeroDivision& zero) {
   using O = opmath_t<T>;
   if constexpr (std::is_floating_point_v<O>) {
-    run<T>(s, [](O x, O y) {
-      O mod = std::fmod(x, y);
-      if (kPythonSign && mod != 0 && (y < 0) != (mod < 0)) mod += y;
-      return mod;
-    });
+    run<T>(s, [](O x, O y) { return kPythonSign ? rem_floor_float(x, y) : std::fmod(x, y); });
   } else {
     auto* z = &zero;
     run<T>(s, [z](O x, O y) {
       if (y == 0) return z->raise(), O(0);
-      O mod = rem_int(x, y);
-      if constexpr (kPythonSign && std::is_signed_v<O>) {
-        if (mod != 0 && (y < 0) != (mod < 0)) mod = static_cast<O>(mod + y);
-      }
-      return mod;
+      return kPythonSign ? rem_floor_int(x, y) : rem_int(x, y);
     });
   }
 }
@@ -153,13 +132,7 @@ void extremum_kernel(OpCall& c) {
   BinarySetup s = setup_binary(c, dt, dt);
   EMBER_DISPATCH_ALL(dt, c.name(), [&] {
     using O = opmath_t<scalar_t>;
-    run<scalar_t>(s, [](O x, O y) {
-      if constexpr (std::is_floating_point_v<O>) {
-        if (x != x) return x;
-        if (y != y) return y;
-      }
-      return (kMax ? x > y : x < y) ? x : y;
-    });
+    run<scalar_t>(s, [](O x, O y) { return extremum_value<kMax>(x, y); });
   });
   s.output.finish();
 }

@@ -1,19 +1,6 @@
-// Building blocks of the elementwise kernels (unary.cpp, binary.cpp, compare.cpp):
-// where the result goes, how operands are brought to the compute dtype, and the
-// loops themselves.
-//
-// Note [Elementwise kernels]: an elementwise kernel
-//   1. picks its compute dtype (result_type of the inputs, or a float type for
-//      float-only ops) and its output dtype (the compute dtype, or bool);
-//   2. gets its output from prepare_output: the preset one (in-place, out=) or a
-//      fresh tensor of the broadcast shape. A preset output of another dtype gets
-//      a temporary that finish() copies into it (x.add_(y) with x int32 and y
-//      int64 computes in int64 and stores int32, as PyTorch does);
-//   3. reads a one-element operand once, as a number in opmath (the way PyTorch
-//      treats a CPU scalar), so `x + 2` runs a unary loop; other operands are
-//      cast to the compute dtype (a copy only when their dtype differs);
-//   4. runs unary_loop / binary_loop, whose dense float rows are compiled for
-//      several ISAs (EMBER_TARGET_CLONES) and picked at load time.
+// The loops of the elementwise kernels (unary.cpp, binary.cpp, compare.cpp, ...);
+// where their results go and how operands reach the compute dtype is shared
+// with the CUDA kernels: ops/elementwise_setup.h (Note [Elementwise kernels]).
 #pragma once
 #include <type_traits>
 
@@ -21,6 +8,7 @@
 #include "cpu/loops.h"
 #include "dispatch/dispatcher.h"
 #include "ember/ops/views.h"
+#include "ops/elementwise_setup.h"
 
 namespace ember::cpu {
 
@@ -35,50 +23,16 @@ namespace ember::cpu {
 #define EMBER_TARGET_CLONES
 #endif
 
-// ---- outputs and operands (elementwise.cpp) -------------------------------------------
-
-struct ElementwiseOutput {
-  Tensor out;     // where the loop writes, of the dtype asked for
-  Tensor target;  // a preset output of another dtype: out is a temporary copied into it
-  void finish() const;
-};
-
-// See Note [Elementwise kernels], step 2. The op function has checked that the
-// preset output has the broadcast shape and can take the dtype.
-ElementwiseOutput prepare_output(OpCall& c, const DimVector& shape, DType dtype);
-
-// t in dtype (itself, or a cast copy). A copy is also made when t shares memory
-// with out without being out itself, so writing out cannot change t mid-loop.
-Tensor prepare_operand(const Tensor& t, DType dtype, const Tensor& out);
-
-// A one-element CPU operand: loops read it once as a number (step 3).
-inline bool is_scalar_operand(const Tensor& t) { return t.numel() == 1 && t.is_cpu(); }
-
-// The value of a one-element tensor of any dtype, converted to T.
-template <typename T>
-T scalar_value(const Tensor& t) {
-  T v{};
-  EMBER_DISPATCH_ALL(t.dtype(), "scalar_value", [&] {
-    v = convert<T>(*static_cast<const scalar_t*>(t.data_ptr()));
-  });
-  return v;
-}
-
-// The two operands of a binary op, ready for binary_op (step 3): `scalar` says
-// which one (if any) is read as a number; the others are in the compute dtype.
-struct BinaryOperands {
-  Tensor a, b;
-  int scalar = 0;  // 0: none, 1: a, 2: b
-};
-BinaryOperands prepare_binary(const Tensor& a, const Tensor& b, DType compute, const Tensor& out);
-
-// Steps 2 and 3 for a binary op whose inputs are c.in(0) and c.in(1).
-struct BinarySetup {
-  ElementwiseOutput output;
-  BinaryOperands operands;
-  const Tensor& out() const { return output.out; }
-};
-BinarySetup setup_binary(OpCall& c, DType compute, DType out_dtype);
+// The shared setup (ops/elementwise_setup.h), also by its former cpu:: names.
+using ::ember::BinaryOperands;
+using ::ember::BinarySetup;
+using ::ember::ElementwiseOutput;
+using ::ember::is_scalar_operand;
+using ::ember::prepare_binary;
+using ::ember::prepare_operand;
+using ::ember::prepare_output;
+using ::ember::scalar_value;
+using ::ember::setup_binary;
 
 // ---- loops ---------------------------------------------------------------------------------
 

@@ -8,21 +8,13 @@
 namespace ember::cpu {
 namespace {
 
-DimVector broadcast3(const Tensor& a, const Tensor& b, const Tensor& c, const char* op) {
-  return broadcast_shapes(broadcast_shapes(a.sizes(), b.sizes(), op), c.sizes(), op);
-}
-
 void where_kernel(OpCall& c) {
-  const Tensor& cond = c.in(0);
-  DType dt = result_type(c.in(1), c.in(2));
-  ElementwiseOutput o = prepare_output(c, broadcast3(cond, c.in(1), c.in(2), "where"), dt);
-  Tensor m = prepare_operand(cond, kBool, o.out);
-  Tensor x = prepare_operand(c.in(1), dt, o.out), y = prepare_operand(c.in(2), dt, o.out);
-  EMBER_DISPATCH_ALL(dt, "where", [&] {
+  WhereSetup s = setup_where(c);
+  EMBER_DISPATCH_ALL(s.dtype, "where", [&] {
     using T = scalar_t;
-    cpu_kernel(o.out, {&m, &x, &y}, [](bool k, T a, T b) -> T { return k ? a : b; });
+    cpu_kernel(s.output.out, {&s.cond, &s.self, &s.other}, [](bool k, T a, T b) -> T { return k ? a : b; });
   });
-  o.finish();
+  s.output.finish();
 }
 
 void lerp_kernel(OpCall& c) {

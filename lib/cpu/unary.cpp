@@ -1,8 +1,9 @@
 // Unary math kernels: neg ... round, and the predicates isnan, isinf, isfinite,
-// logical_not (Note [Elementwise kernels] in cpu/elementwise.h).
+// logical_not (Note [Elementwise kernels] in ops/elementwise_setup.h).
 #include <cmath>
 #include <limits>
 
+#include "core/elementwise_math.h"
 #include "cpu/elementwise.h"
 #include "cpu/unary_helpers.h"
 #include "cpu/vec_math.h"
@@ -11,31 +12,9 @@ namespace ember::cpu {
 namespace {
 
 // -x and |x| wrap around for the most negative integer instead of overflowing.
-template <typename T>
-T wrapping_neg(T x) {
-  if constexpr (std::is_integral_v<T>) return static_cast<T>(0 - static_cast<std::make_unsigned_t<T>>(x));
-  else return -x;
-}
-
-void neg_kernel(OpCall& c) { same_dtype_unary<false>(c, [](auto x) { return wrapping_neg(x); }); }
-
-void abs_kernel(OpCall& c) {
-  same_dtype_unary<false>(c, [](auto x) {
-    using T = decltype(x);
-    if constexpr (std::is_unsigned_v<T>) return x;
-    else if constexpr (std::is_integral_v<T>) return x < 0 ? wrapping_neg(x) : x;
-    else return std::abs(x);
-  });
-}
-
-// -1, 0 or 1; nan gives 0 as in PyTorch.
-void sign_kernel(OpCall& c) {
-  same_dtype_unary<true>(c, [](auto x) {
-    using T = decltype(x);
-    if constexpr (std::is_same_v<T, bool>) return x;
-    else return static_cast<T>((T(0) < x) - (x < T(0)));
-  });
-}
+void neg_kernel(OpCall& c) { same_dtype_unary<false>(c, [](auto x) { return wrap_neg(x); }); }
+void abs_kernel(OpCall& c) { same_dtype_unary<false>(c, [](auto x) { return abs_value(x); }); }
+void sign_kernel(OpCall& c) { same_dtype_unary<true>(c, [](auto x) { return sign_value(x); }); }
 
 void exp_kernel(OpCall& c) { float_unary(c, [](auto x) { return std::exp(x); }, [](float x) { return vec::exp(x); }); }
 void expm1_kernel(OpCall& c) { float_unary(c, [](auto x) { return std::expm1(x); }); }
@@ -56,10 +35,7 @@ void rsqrt_kernel(OpCall& c) {
 void reciprocal_kernel(OpCall& c) { float_unary(c, [](auto x) { return decltype(x)(1) / x; }); }
 
 void sigmoid_kernel(OpCall& c) {
-  float_unary(c, [](auto x) {
-    using T = decltype(x);
-    return T(1) / (T(1) + std::exp(-x));
-  }, [](float x) { return vec::sigmoid(x); });
+  float_unary(c, [](auto x) { return sigmoid_value(x); }, [](float x) { return vec::sigmoid(x); });
 }
 
 // Dense float32 rows of sin and cos: the vectorized polynomial, except in blocks
@@ -108,17 +84,15 @@ void floor_kernel(OpCall& c) { rounding_unary(c, [](auto x) { return std::floor(
 void ceil_kernel(OpCall& c) { rounding_unary(c, [](auto x) { return std::ceil(x); }); }
 void trunc_kernel(OpCall& c) { rounding_unary(c, [](auto x) { return std::trunc(x); }); }
 
-// Half to even (nearbyint in the default rounding mode). With decimals, PyTorch's
-// formula: scale by 10^|decimals|, round, scale back, in opmath.
+// Half to even; with decimals, PyTorch's formula in opmath (core/elementwise_math.h).
 void round_kernel(OpCall& c) {
   int64_t decimals = c.attr(0).to_int();
-  if (decimals == 0) return rounding_unary(c, [](auto x) { return std::nearbyint(x); });
+  if (decimals == 0) return rounding_unary(c, [](auto x) { return round_half_even(x); });
   bool negative = decimals < 0;
   double scale = std::pow(10.0, static_cast<double>(negative ? -decimals : decimals));
   rounding_unary(c, [negative, scale](auto x) {
     using T = decltype(x);
-    T s = static_cast<T>(scale);
-    return negative ? std::nearbyint(x / s) * s : std::nearbyint(x * s) / s;
+    return round_decimals(x, static_cast<T>(scale), negative);
   });
 }
 

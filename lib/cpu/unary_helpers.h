@@ -8,9 +8,6 @@
 
 namespace ember::cpu {
 
-// The dtype a float-only op computes in: the input's, or the default float type.
-inline DType float_dtype(DType t) { return is_floating(t) ? t : default_dtype(); }
-
 // A float-only op. f works on opmath values; vf, when given, is a vectorizable
 // float version (cpu/vec_math.h) used for float32, float16 and bfloat16; dense_row
 // replaces vf on dense float32 rows (see unary_loop).

@@ -1,10 +1,11 @@
-// Outputs and operands of the elementwise kernels (Note [Elementwise kernels]).
-#include "cpu/elementwise.h"
+// Outputs and operands of the elementwise kernels, CPU and CUDA (Note [Elementwise kernels]).
+#include "ops/elementwise_setup.h"
 
+#include "core/elementwise_math.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/views.h"
 
-namespace ember::cpu {
+namespace ember {
 
 void ElementwiseOutput::finish() const {
   if (!target.defined()) return;
@@ -53,4 +54,38 @@ BinarySetup setup_binary(OpCall& c, DType compute, DType out_dtype) {
   return {std::move(o), std::move(ops)};
 }
 
-}  // namespace ember::cpu
+DimVector broadcast3(const Tensor& a, const Tensor& b, const Tensor& c, const char* op) {
+  return broadcast_shapes(broadcast_shapes(a.sizes(), b.sizes(), op), c.sizes(), op);
+}
+
+ClampSetup setup_clamp(OpCall& c) {
+  const Tensor& self = c.in(0);
+  const Tensor& lo = c.in(1);
+  const Tensor& hi = c.in(2);
+  DType dt = result_type({&self, &lo, &hi});
+  DimVector shape = self.sizes();
+  if (lo.defined()) shape = broadcast_shapes(shape, lo.sizes(), "clamp");
+  if (hi.defined()) shape = broadcast_shapes(shape, hi.sizes(), "clamp");
+  ElementwiseOutput o = prepare_output(c, shape, dt);
+  Tensor in = prepare_operand(self, dt, o.out);
+  bool numbers = (!lo.defined() || is_scalar_operand(lo)) && (!hi.defined() || is_scalar_operand(hi));
+  return {std::move(o), std::move(in), dt, numbers};
+}
+
+WhereSetup setup_where(OpCall& c) {
+  const Tensor& cond = c.in(0);
+  DType dt = result_type(c.in(1), c.in(2));
+  ElementwiseOutput o = prepare_output(c, broadcast3(cond, c.in(1), c.in(2), "where"), dt);
+  Tensor m = prepare_operand(cond, kBool, o.out);
+  Tensor x = prepare_operand(c.in(1), dt, o.out), y = prepare_operand(c.in(2), dt, o.out);
+  return {std::move(o), std::move(m), std::move(x), std::move(y), dt};
+}
+
+Tensor clamp_bound(const Tensor& bound, DType dtype, const Tensor& out, bool upper) {
+  if (bound.defined()) return prepare_operand(bound, dtype, out);
+  Scalar open;
+  EMBER_DISPATCH_NUMERIC(dtype, "clamp", [&] { open = Scalar(open_bound<opmath_t<scalar_t>>(upper)); });
+  return full({}, open, TensorOptions(dtype));
+}
+
+}  // namespace ember

@@ -1,0 +1,71 @@
+// Activation kernels on CUDA: relu, gelu (erf and tanh forms), silu, softplus,
+// leaky_relu, and relu's backward threshold_backward (cpu/activation.cpp,
+// cpu/binary.cpp; formulas: core/elementwise_math.h).
+#include "core/elementwise_math.h"
+#include "cuda/elementwise/helpers.cuh"
+
+namespace ember::cuda {
+namespace {
+
+struct Relu {
+  template <typename T> __device__ T operator()(T x) const { return relu_value(x); }
+};
+struct Gelu {
+  template <typename T> __device__ T operator()(T x) const { return gelu_value(x); }
+};
+struct GeluTanh {
+  template <typename T> __device__ T operator()(T x) const { return gelu_tanh_value(x); }
+};
+struct Silu {
+  template <typename T> __device__ T operator()(T x) const { return silu_value(x); }
+};
+// The parameters are converted to the opmath type per element, as the CPU does.
+struct Softplus {
+  double beta, threshold;
+  template <typename T> __device__ T operator()(T x) const {
+    return softplus_value(x, static_cast<T>(beta), static_cast<T>(threshold));
+  }
+};
+struct LeakyRelu {
+  double slope;
+  template <typename T> __device__ T operator()(T x) const { return leaky_relu_value(x, static_cast<T>(slope)); }
+};
+
+void relu_kernel(OpCall& c) { same_dtype_unary<DTypes::Numeric>(c, Relu{}); }
+
+void gelu_kernel(OpCall& c) {
+  if (c.attr(0).to_string() == "tanh") float_unary(c, GeluTanh{});
+  else float_unary(c, Gelu{});
+}
+
+void silu_kernel(OpCall& c) { float_unary(c, Silu{}); }
+void softplus_kernel(OpCall& c) { float_unary(c, Softplus{c.attr(0).to_double(), c.attr(1).to_double()}); }
+void leaky_relu_kernel(OpCall& c) { float_unary(c, LeakyRelu{c.attr(0).to_double()}); }
+
+// grad where self > threshold else 0, in grad's (float) dtype.
+template <typename O>
+struct ThresholdBackward {
+  O threshold;
+  __device__ O operator()(O g, O x) const { return x > threshold ? g : O(0); }
+};
+
+void threshold_backward_kernel(OpCall& c) {
+  DType dt = c.in(0).dtype();
+  BinarySetup s = setup_binary(c, dt, dt);
+  dispatch<DTypes::Floating>(dt, c.name(), [&](auto tag) {
+    using T = decltype(tag);
+    using O = opmath_t<T>;
+    run_binary<T>(s, ThresholdBackward<O>{c.attr(0).to_scalar().to<O>()});
+  });
+  s.output.finish();
+}
+
+EMBER_REGISTER_KERNEL(relu, CUDA, relu_kernel);
+EMBER_REGISTER_KERNEL(gelu, CUDA, gelu_kernel);
+EMBER_REGISTER_KERNEL(silu, CUDA, silu_kernel);
+EMBER_REGISTER_KERNEL(softplus, CUDA, softplus_kernel);
+EMBER_REGISTER_KERNEL(leaky_relu, CUDA, leaky_relu_kernel);
+EMBER_REGISTER_KERNEL(threshold_backward, CUDA, threshold_backward_kernel);
+
+}  // namespace
+}  // namespace ember::cuda
