@@ -1,4 +1,5 @@
 #include "dispatch/dispatcher.h"
+#include "dispatch/kernel_lookup.h"
 
 namespace ember {
 
@@ -52,6 +53,10 @@ void route_to_autograd_layer(OpId op) { g_always_autograd[static_cast<int>(op)] 
 
 void register_kernel(OpId op, DeviceType device, KernelFn fn) {
   g_kernels[static_cast<int>(op)][static_cast<int>(device)] = fn;
+}
+
+KernelFn find_kernel(OpId op, DeviceType device) {
+  return g_kernels[static_cast<int>(op)][static_cast<int>(device)];
 }
 
 bool has_kernel(OpId op, DeviceType device) {
