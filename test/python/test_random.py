@@ -147,8 +147,14 @@ def test_generator_argument_errors():
         ember.empty(3).uniform_(generator="seed")
     with pytest.raises(TypeError):  # factories that are not random take no generator
         ember.zeros(3, generator=ember.Generator())
-    with pytest.raises(RuntimeError):  # no CUDA backend: no CUDA generators
-        ember.Generator(device="cuda")
+    if ember.cuda.is_built():  # the same Philox stream, for CUDA tensors
+        g = ember.Generator(device="cuda")
+        assert g.device.type == "cuda"
+        with pytest.raises(RuntimeError, match="generator"):  # not for a CPU tensor
+            ember.randn(3, generator=g)
+    else:
+        with pytest.raises(RuntimeError):  # no CUDA backend: no CUDA generators
+            ember.Generator(device="cuda")
 
 
 def test_random_ranges():
