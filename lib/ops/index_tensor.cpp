@@ -35,11 +35,16 @@ void check_index_dtype(const Tensor& t) {
 // integer indices become int64; then all are broadcast to one shape.
 TensorList normalize_indices(const Tensor& self, const TensorList& indices) {
   TensorList out;
-  for (const Tensor& t : indices) {
-    if (!t.defined()) {
+  for (const Tensor& given : indices) {
+    if (!given.defined()) {
       out.emplace_back();
       continue;
     }
+    // As in PyTorch, CPU index tensors may index a tensor on any device (they are
+    // moved there); index tensors on another device than self's and not the CPU may not.
+    EMBER_CHECK(given.device() == self.device() || given.is_cpu(), "indices should be either on ",
+                "cpu or on the same device as the indexed tensor (", self.device().str(), ")");
+    const Tensor t = given.device() == self.device() ? given : given.to(self.device());
     check_index_dtype(t);
     if (!is_mask(t)) {
       out.push_back(t.dtype() == kInt64 ? t : t.to(kInt64));

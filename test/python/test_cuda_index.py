@@ -309,3 +309,18 @@ def test_out_of_range_indices_raise_index_error():
     expect_index_error(lambda: x[ember.tensor([3], device="cuda")])
     expect_index_error(lambda: x.clone().index_put_((ember.tensor([-4], device="cuda"),),
                                                     ember.ones(4, device="cuda"), accumulate=True))
+
+
+def test_cpu_index_tensors_index_cuda_tensors():
+    x = ember.arange(12.0).reshape(3, 4)
+    idx = ember.tensor([2, 0])
+    mask = ember.tensor([True, False, True])
+    g = x.to("cuda")
+    np.testing.assert_array_equal(g[idx].cpu().numpy(), x[idx].numpy())
+    np.testing.assert_array_equal(g[mask].cpu().numpy(), x[mask].numpy())
+    np.testing.assert_array_equal(g[:, idx].cpu().numpy(), x[:, idx].numpy())
+    g[idx] = 0.0
+    x[idx] = 0.0
+    np.testing.assert_array_equal(g.cpu().numpy(), x.numpy())
+    with pytest.raises(RuntimeError, match="same device"):
+        x[idx.to("cuda")]
