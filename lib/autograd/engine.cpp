@@ -54,6 +54,7 @@ void note_grad_stream(GraphTask& task, Node* n, StreamRef stream, const Tensor& 
 // The stream `node` runs on: its forward op's, or the current one of its gradients' device.
 StreamRef stream_for(GraphTask& task, Node* node) {
   StreamRef s = node->forward_stream();
+  if (!s.defined() && task.grad_streams.empty()) return s;  // a CPU-only pass: one branch
   auto it = task.grad_streams.find(node);
   if (!s.defined() && it != task.grad_streams.end() && !it->second.empty())
     s = current_stream_ref(it->second.front().device);
@@ -164,8 +165,9 @@ void run(GraphTask& task, const std::vector<Node*>& roots) {
         NodeStreamGuard on_stream(stream);  // fitting (sum_to, casts) queues on the node's stream
         Tensor g = fit_gradient(*node, i, outputs[i], e);
         // A sum with a gradient from another stream waits for that stream first.
-        if (auto it = task.grad_streams.find(next); it != task.grad_streams.end())
-          wait_for_streams(stream.defined() ? stream : ambient_stream_of(g), it->second);
+        if (!task.grad_streams.empty())
+          if (auto it = task.grad_streams.find(next); it != task.grad_streams.end())
+            wait_for_streams(stream.defined() ? stream : ambient_stream_of(g), it->second);
         note_grad_stream(task, next, stream, g);
         add_to_buffer(task, next, e.input_nr, std::move(g));
       }

@@ -18,7 +18,7 @@ constexpr int kMaxDevices = 64;
 struct Slots {
   std::mutex mutex;
   std::atomic<DeviceErrorSlot*> host[kMaxDevices] = {};  // mapped, pinned host memory
-  DeviceErrorSlot* device[kMaxDevices] = {};  // the same memory as the GPU sees it
+  std::atomic<DeviceErrorSlot*> device[kMaxDevices] = {};  // the same memory as the GPU sees it
 };
 
 Slots& slots() {
@@ -50,17 +50,20 @@ Slots& slots() {
 DeviceErrorReporter device_error_reporter(int device, OpId op) {
   EMBER_CHECK(device >= 0 && device < kMaxDevices, "CUDA device index ", device, " out of range");
   Slots& s = slots();
+  // Every launch that can report asks for its slot: after the first, no lock.
+  if (DeviceErrorSlot* ready = s.device[device].load(std::memory_order_acquire))
+    return DeviceErrorReporter{ready, static_cast<int32_t>(op)};
   std::lock_guard<std::mutex> lock(s.mutex);
-  if (!s.device[device]) {
+  if (!s.device[device].load(std::memory_order_relaxed)) {
     void* host = nullptr;
     EMBER_CUDA_CHECK(cudaHostAlloc(&host, sizeof(DeviceErrorSlot), cudaHostAllocMapped | cudaHostAllocPortable));
     *static_cast<DeviceErrorSlot*>(host) = DeviceErrorSlot{};
     void* dev = nullptr;
     EMBER_CUDA_CHECK(cudaHostGetDevicePointer(&dev, host, 0));
     s.host[device].store(static_cast<DeviceErrorSlot*>(host), std::memory_order_release);
-    s.device[device] = static_cast<DeviceErrorSlot*>(dev);
+    s.device[device].store(static_cast<DeviceErrorSlot*>(dev), std::memory_order_release);
   }
-  return DeviceErrorReporter{s.device[device], static_cast<int32_t>(op)};
+  return DeviceErrorReporter{s.device[device].load(std::memory_order_relaxed), static_cast<int32_t>(op)};
 }
 
 void raise_device_error(int device) {

@@ -111,7 +111,7 @@ DType div_result(const char* op, const Tensor& a, const Tensor& b,
                  const std::optional<std::string>& mode) {
   check_defined(op, a);
   check_defined(op, b);
-  if (!mode) return float_result(result_type(a, b));
+  if (!mode) return float_dtype(result_type(a, b));
   EMBER_CHECK(*mode == "trunc" || *mode == "floor", op, ": expected rounding_mode to be one of "
               "None, 'trunc', or 'floor' but found '", *mode, "'");
   return no_bool_result(op, a, b);
@@ -208,7 +208,7 @@ Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const S
   return binary(OpId::threshold_backward, grad_output, self, {Attr(threshold)});
 }
 Tensor& atan2_(Tensor& self, const Tensor& other) {
-  return binary_("atan2_", OpId::atan2, self, other, float_result(result_type(self, other)));
+  return binary_("atan2_", OpId::atan2, self, other, float_dtype(result_type(self, other)));
 }
 
 // ---- lerp --------------------------------------------------------------------------------------

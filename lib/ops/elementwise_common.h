@@ -6,6 +6,7 @@
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/views.h"
+#include "ops/elementwise_setup.h"  // float_dtype, shared with the kernels
 
 namespace ember::elementwise_detail {
 
@@ -30,8 +31,5 @@ Tensor& run_inplace(OpCall& call, Tensor& self, DType result, const DimVector& s
 
 // The broadcast shape of an in-place op's operands, which must be self's shape.
 DimVector inplace_shape(const Tensor& self, const Tensor& other, const char* op);
-
-// The dtype of a float-only op on t: t's, or the default float dtype for integers and bool.
-inline DType float_result(DType t) { return is_floating(t) ? t : default_dtype(); }
 
 }  // namespace ember::elementwise_detail

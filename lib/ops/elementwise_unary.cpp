@@ -13,7 +13,7 @@ namespace {
 enum class Result { kSame, kFloat, kBool };
 
 DType result_dtype(Result r, DType in) {
-  return r == Result::kSame ? in : r == Result::kFloat ? float_result(in) : kBool;
+  return r == Result::kSame ? in : r == Result::kFloat ? float_dtype(in) : kBool;
 }
 
 Tensor unary(OpId op, const Tensor& self, SmallVector<Attr, 4> attrs = {}) {
