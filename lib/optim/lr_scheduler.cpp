@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "optim/lr_scheduler_util.h"
 #include "optim/values.h"
 
 namespace ember::optim {
@@ -26,8 +27,23 @@ void LRScheduler::initial_step() {
 
 void LRScheduler::step() {
   ++step_count_;
-  ++last_epoch_;
-  std::vector<double> lrs = get_lr();
+  update_lr();
+}
+
+void LRScheduler::update_lr(std::optional<int64_t> epoch) {
+  std::vector<double> lrs;
+  if (epoch) {
+    last_epoch_ = *epoch;
+    std::optional<std::vector<double>> closed = closed_form_lr();
+    lrs = closed ? std::move(*closed) : get_lr();
+  } else {
+    ++last_epoch_;
+    lrs = get_lr();
+  }
+  set_lrs(lrs);
+}
+
+void LRScheduler::set_lrs(const std::vector<double>& lrs) {
   auto& groups = optimizer_.param_groups();
   EMBER_CHECK(lrs.size() == groups.size(), "LRScheduler: get_lr() gave ", lrs.size(),
               " learning rates for ", groups.size(), " parameter groups");
@@ -51,14 +67,37 @@ void LRScheduler::load_state_dict(const OptimValues& state) {
 
 // ---- StepLR, MultiStepLR, ExponentialLR ------------------------------------------------
 
-namespace {
+namespace detail {
 
-std::vector<double> scaled(std::vector<double> lrs, double factor) {
-  for (double& lr : lrs) lr *= factor;
-  return lrs;
+std::vector<double> per_group(const char* name, const std::vector<double>& values, size_t groups) {
+  EMBER_CHECK_VALUE(values.size() == 1 || values.size() == groups, name,
+                    " must have the same length as optimizer.param_groups. ", name, " has ",
+                    values.size(), " values, param_groups has ", groups, ".");
+  return values.size() == 1 ? std::vector<double>(groups, values[0]) : values;
 }
 
-}  // namespace
+bool momentum_is_beta1(const Optimizer& optimizer) {
+  const OptimValues defaults = optimizer.defaults().values();
+  const bool beta1 = defaults.count("betas") > 0;
+  EMBER_CHECK_VALUE(beta1 || defaults.count("momentum"),
+                    "optimizer must support momentum or beta1 with `cycle_momentum` option enabled");
+  return beta1;
+}
+
+void set_momentum(OptimizerOptions& options, bool use_beta1, double momentum) {
+  if (!use_beta1) {
+    options.set_values({{"momentum", momentum}});
+    return;
+  }
+  std::vector<double> betas = read_doubles(options.values(), "betas", {});
+  EMBER_CHECK(betas.size() == 2, "LRScheduler: expected the optimizer's betas to hold 2 numbers");
+  betas[0] = momentum;
+  options.set_values({{"betas", betas}});
+}
+
+}  // namespace detail
+
+using detail::scaled;
 
 StepLR::StepLR(Optimizer& optimizer, int64_t step_size, double gamma)
     : LRScheduler(optimizer), step_size_(step_size), gamma_(gamma) {
@@ -69,6 +108,10 @@ StepLR::StepLR(Optimizer& optimizer, int64_t step_size, double gamma)
 std::vector<double> StepLR::get_lr() {
   if (last_epoch() == 0 || last_epoch() % step_size_ != 0) return current_lrs();
   return scaled(current_lrs(), gamma_);
+}
+
+std::optional<std::vector<double>> StepLR::closed_form_lr() const {
+  return scaled(base_lrs(), std::pow(gamma_, double(last_epoch() / step_size_)));
 }
 
 MultiStepLR::MultiStepLR(Optimizer& optimizer, std::vector<int64_t> milestones, double gamma)
@@ -82,6 +125,12 @@ std::vector<double> MultiStepLR::get_lr() {
   return scaled(current_lrs(), std::pow(gamma_, static_cast<double>(hits)));
 }
 
+std::optional<std::vector<double>> MultiStepLR::closed_form_lr() const {
+  auto passed = std::count_if(milestones_.begin(), milestones_.end(),
+                              [&](int64_t m) { return m <= last_epoch(); });
+  return scaled(base_lrs(), std::pow(gamma_, static_cast<double>(passed)));
+}
+
 ExponentialLR::ExponentialLR(Optimizer& optimizer, double gamma)
     : LRScheduler(optimizer), gamma_(gamma) {
   initial_step();
@@ -90,6 +139,10 @@ ExponentialLR::ExponentialLR(Optimizer& optimizer, double gamma)
 std::vector<double> ExponentialLR::get_lr() {
   if (is_initial()) return current_lrs();
   return scaled(current_lrs(), gamma_);
+}
+
+std::optional<std::vector<double>> ExponentialLR::closed_form_lr() const {
+  return scaled(base_lrs(), std::pow(gamma_, double(last_epoch())));
 }
 
 // ---- CosineAnnealingLR ---------------------------------------------------------------------
@@ -115,6 +168,13 @@ std::vector<double> CosineAnnealingLR::get_lr() {
   return lrs;
 }
 
+std::optional<std::vector<double>> CosineAnnealingLR::closed_form_lr() const {
+  std::vector<double> lrs = base_lrs();
+  for (double& lr : lrs)
+    lr = eta_min_ + (lr - eta_min_) * (1 + std::cos(M_PI * double(last_epoch()) / double(T_max_))) / 2;
+  return lrs;
+}
+
 // ---- OneCycleLR ----------------------------------------------------------------------------
 
 OneCycleLR::OneCycleLR(Optimizer& optimizer, const OneCycleLROptions& options)
@@ -135,13 +195,9 @@ OneCycleLR::OneCycleLR(Optimizer& optimizer, const OneCycleLROptions& options)
                {double(total - 1), kMax, kMin, kBaseMomentum, kMaxMomentum}};
 
   auto& groups = this->optimizer().param_groups();
-  const std::vector<double>& max_lrs = options.max_lr();
-  EMBER_CHECK_VALUE(max_lrs.size() == 1 || max_lrs.size() == groups.size(),
-                    "max_lr must have the same length as optimizer.param_groups. max_lr has ",
-                    max_lrs.size(), " values, param_groups has ", groups.size(), ".");
+  const std::vector<double> max_lrs = detail::per_group("max_lr", options.max_lr(), groups.size());
   std::vector<double> initial_lrs;
-  for (size_t i = 0; i < groups.size(); ++i) {
-    const double max_lr = max_lrs.size() == 1 ? max_lrs[0] : max_lrs[i];
+  for (double max_lr : max_lrs) {
     const double initial = max_lr / options.div_factor();
     group_lrs_.push_back({initial, max_lr, initial / options.final_div_factor()});
     initial_lrs.push_back(initial);
@@ -149,11 +205,9 @@ OneCycleLR::OneCycleLR(Optimizer& optimizer, const OneCycleLROptions& options)
   set_base_lrs(initial_lrs);
 
   if (options.cycle_momentum()) {
-    const OptimValues defaults = this->optimizer().defaults().values();
-    use_beta1_ = defaults.count("betas") > 0;
-    EMBER_CHECK_VALUE(use_beta1_ || defaults.count("momentum"),
-                      "optimizer must support momentum or beta1 with `cycle_momentum` option enabled");
-    for (OptimizerParamGroup& g : groups) set_momentum(g.options(), options.max_momentum());
+    use_beta1_ = detail::momentum_is_beta1(this->optimizer());
+    for (OptimizerParamGroup& g : groups)
+      detail::set_momentum(g.options(), use_beta1_, options.max_momentum());
   }
   initial_step();
 }
@@ -161,17 +215,6 @@ OneCycleLR::OneCycleLR(Optimizer& optimizer, const OneCycleLROptions& options)
 double OneCycleLR::anneal(double start, double end, double pct) const {
   if (options_.anneal_strategy() == "cos") return end + (start - end) / 2.0 * (std::cos(M_PI * pct) + 1);
   return (end - start) * pct + start;
-}
-
-void OneCycleLR::set_momentum(OptimizerOptions& options, double momentum) const {
-  if (!use_beta1_) {
-    options.set_values({{"momentum", momentum}});
-    return;
-  }
-  std::vector<double> betas = read_doubles(options.values(), "betas", {});
-  EMBER_CHECK(betas.size() == 2, "OneCycleLR: expected the optimizer's betas to hold 2 numbers");
-  betas[0] = momentum;
-  options.set_values({{"betas", betas}});
 }
 
 std::vector<double> OneCycleLR::get_lr() {
@@ -189,8 +232,8 @@ std::vector<double> OneCycleLR::get_lr() {
         const double pct = (double(step_num) - start_step) / (phase.end_step - start_step);
         lrs.push_back(anneal(group_lrs_[g][phase.start_lr], group_lrs_[g][phase.end_lr], pct));
         if (options_.cycle_momentum())
-          set_momentum(groups[g].options(),
-                       anneal(momenta[phase.start_momentum], momenta[phase.end_momentum], pct));
+          detail::set_momentum(groups[g].options(), use_beta1_,
+                               anneal(momenta[phase.start_momentum], momenta[phase.end_momentum], pct));
         break;
       }
       start_step = phase.end_step;

@@ -7,6 +7,8 @@
 //   ember::optim::StepLR sched(opt, /*step_size=*/30, /*gamma=*/0.1);
 //   for (int epoch = 0; epoch < 100; ++epoch) { train(opt); sched.step(); }
 #pragma once
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,7 +22,7 @@ class LRScheduler {
   LRScheduler& operator=(const LRScheduler&) = delete;
   virtual ~LRScheduler() = default;
 
-  void step();
+  virtual void step();
   // The lrs that the last step() (or the constructor) set, one per group.
   const std::vector<double>& get_last_lr() const { return last_lr_; }
   int64_t last_epoch() const { return last_epoch_; }
@@ -41,6 +43,12 @@ class LRScheduler {
   // the groups' current lrs where the formula is chainable.
   virtual std::vector<double> get_lr() = 0;
   std::vector<double> current_lrs() const;
+  // The lrs at last_epoch() from the base lrs alone, for schedulers that have a closed
+  // form (SequentialLR restarts a scheduler at its milestone with it); nullopt if none.
+  virtual std::optional<std::vector<double>> closed_form_lr() const { return std::nullopt; }
+  // Writes lrs into the groups and records them as the last lrs.
+  void set_lrs(const std::vector<double>& lrs);
+  void set_last_epoch(int64_t epoch) { last_epoch_ = epoch; }
   // True during the constructor's step.
   bool is_initial() const { return is_initial_; }
   int64_t step_count() const { return step_count_; }
@@ -48,6 +56,12 @@ class LRScheduler {
   Optimizer& optimizer() { return optimizer_; }
 
  private:
+  friend class SequentialLR;      // restarts its schedulers at the milestones
+  friend class ChainedScheduler;  // checks they share one optimizer
+  // Sets last_epoch to epoch (closed form where there is one) or advances it by one
+  // (chainable form), then writes the new lrs.
+  void update_lr(std::optional<int64_t> epoch = std::nullopt);
+
   Optimizer& optimizer_;
   std::vector<double> base_lrs_, last_lr_;
   int64_t last_epoch_ = -1;
@@ -62,6 +76,7 @@ class StepLR : public LRScheduler {
 
  protected:
   std::vector<double> get_lr() override;
+  std::optional<std::vector<double>> closed_form_lr() const override;
 
  private:
   int64_t step_size_;
@@ -75,6 +90,7 @@ class MultiStepLR : public LRScheduler {
 
  protected:
   std::vector<double> get_lr() override;
+  std::optional<std::vector<double>> closed_form_lr() const override;
 
  private:
   std::vector<int64_t> milestones_;
@@ -88,6 +104,7 @@ class ExponentialLR : public LRScheduler {
 
  protected:
   std::vector<double> get_lr() override;
+  std::optional<std::vector<double>> closed_form_lr() const override;
 
  private:
   double gamma_;
@@ -102,6 +119,7 @@ class CosineAnnealingLR : public LRScheduler {
 
  protected:
   std::vector<double> get_lr() override;
+  std::optional<std::vector<double>> closed_form_lr() const override;
 
  private:
   int64_t T_max_;
@@ -146,11 +164,138 @@ class OneCycleLR : public LRScheduler {
     MomentumLevel start_momentum, end_momentum;
   };
   double anneal(double start, double end, double pct) const;
-  void set_momentum(OptimizerOptions& options, double momentum) const;
 
   OneCycleLROptions options_;
   std::vector<Phase> phases_;
   std::vector<std::vector<double>> group_lrs_;  // [group][Level]
+  bool use_beta1_ = false;
+};
+
+// lr = base_lr * lr_lambda(epoch): one function for every group, or one per group.
+class LambdaLR : public LRScheduler {
+ public:
+  using Lambda = std::function<double(int64_t)>;
+  LambdaLR(Optimizer& optimizer, Lambda lr_lambda);
+  LambdaLR(Optimizer& optimizer, std::vector<Lambda> lr_lambdas);
+
+ protected:
+  std::vector<double> get_lr() override;
+
+ private:
+  std::vector<Lambda> lambdas_;
+};
+
+// lr * lr_lambda(epoch) every epoch (from epoch 1 on).
+class MultiplicativeLR : public LRScheduler {
+ public:
+  using Lambda = std::function<double(int64_t)>;
+  MultiplicativeLR(Optimizer& optimizer, Lambda lr_lambda);
+  MultiplicativeLR(Optimizer& optimizer, std::vector<Lambda> lr_lambdas);
+
+ protected:
+  std::vector<double> get_lr() override;
+
+ private:
+  std::vector<Lambda> lambdas_;
+};
+
+// lr * factor until epoch total_iters, then the base lr again.
+class ConstantLR : public LRScheduler {
+ public:
+  ConstantLR(Optimizer& optimizer, double factor = 1.0 / 3, int64_t total_iters = 5);
+
+ protected:
+  std::vector<double> get_lr() override;
+  std::optional<std::vector<double>> closed_form_lr() const override;
+
+ private:
+  double factor_;
+  int64_t total_iters_;
+};
+
+// The factor of the base lr goes linearly from start_factor to end_factor over
+// total_iters epochs (a warm-up, typically), then stays.
+class LinearLR : public LRScheduler {
+ public:
+  LinearLR(Optimizer& optimizer, double start_factor = 1.0 / 3, double end_factor = 1.0,
+           int64_t total_iters = 5);
+
+ protected:
+  std::vector<double> get_lr() override;
+  std::optional<std::vector<double>> closed_form_lr() const override;
+
+ private:
+  double start_factor_, end_factor_;
+  int64_t total_iters_;
+};
+
+// base_lr * (1 - epoch / total_iters)^power, then 0.
+class PolynomialLR : public LRScheduler {
+ public:
+  PolynomialLR(Optimizer& optimizer, int64_t total_iters = 5, double power = 1.0);
+
+ protected:
+  std::vector<double> get_lr() override;
+  std::optional<std::vector<double>> closed_form_lr() const override;
+
+ private:
+  int64_t total_iters_;
+  double power_;
+};
+
+// SGDR: a cosine from base_lr down to eta_min over T_i epochs, then a restart; the
+// periods are T_0, T_0 * T_mult, T_0 * T_mult^2, ...
+class CosineAnnealingWarmRestarts : public LRScheduler {
+ public:
+  CosineAnnealingWarmRestarts(Optimizer& optimizer, int64_t T_0, int64_t T_mult = 1,
+                              double eta_min = 0);
+  void step() override;
+
+ protected:
+  std::vector<double> get_lr() override;
+
+ private:
+  int64_t T_0_, T_i_, T_mult_;
+  double eta_min_;
+  double T_cur_ = -1;
+};
+
+struct CyclicLROptions {
+  CyclicLROptions(double base_lr, double max_lr) : base_lr_({base_lr}), max_lr_({max_lr}) {}
+  // One value for every group, or one per group.
+  EMBER_ARG(std::vector<double>, base_lr);
+  EMBER_ARG(std::vector<double>, max_lr);
+  EMBER_ARG(int64_t, step_size_up) = 2000;
+  EMBER_ARG(std::optional<int64_t>, step_size_down);  // default: step_size_up
+  EMBER_ARG(std::string, mode) = "triangular";         // "triangular2", "exp_range"
+  EMBER_ARG(double, gamma) = 1.0;                       // exp_range's decay per iteration
+  // A custom amplitude scale (replaces mode), of the cycle number or the iteration.
+  EMBER_ARG(std::function<double(double)>, scale_fn);
+  EMBER_ARG(std::string, scale_mode) = "cycle";         // "cycle" or "iterations"
+  EMBER_ARG(bool, cycle_momentum) = true;
+  EMBER_ARG(double, base_momentum) = 0.8;
+  EMBER_ARG(double, max_momentum) = 0.9;
+
+ private:
+  CyclicLROptions& derived() { return *this; }
+};
+
+// The cyclical policy: up from base_lr to max_lr over step_size_up iterations and back
+// over step_size_down, the amplitude scaled per cycle; momentum (or beta1) cycles
+// inversely. One step() per batch.
+class CyclicLR : public LRScheduler {
+ public:
+  CyclicLR(Optimizer& optimizer, const CyclicLROptions& options);
+
+ protected:
+  std::vector<double> get_lr() override;
+
+ private:
+  double scale(double x) const;
+
+  CyclicLROptions options_;
+  std::vector<double> max_lrs_, base_momenta_, max_momenta_;
+  double total_size_, step_ratio_;
   bool use_beta1_ = false;
 };
 
