@@ -64,6 +64,36 @@ void bind_streams(py::module_& c) {
       .def("elapsed_time", &Event::elapsed_time, py::arg("end_event"));
 }
 
+void bind_device_properties(py::module_& c) {
+  using cuda::DeviceProperties;
+  py::class_<DeviceProperties>(c, "_CudaDeviceProperties")
+      .def_readonly("name", &DeviceProperties::name)
+      .def_readonly("major", &DeviceProperties::major)
+      .def_readonly("minor", &DeviceProperties::minor)
+      .def_readonly("total_memory", &DeviceProperties::total_memory)
+      .def_readonly("multi_processor_count", &DeviceProperties::multi_processor_count)
+      .def_readonly("max_threads_per_multi_processor",
+                    &DeviceProperties::max_threads_per_multi_processor)
+      .def_readonly("warp_size", &DeviceProperties::warp_size)
+      .def_readonly("L2_cache_size", &DeviceProperties::L2_cache_size)
+      .def_readonly("is_integrated", &DeviceProperties::is_integrated)
+      .def_readonly("is_multi_gpu_board", &DeviceProperties::is_multi_gpu_board)
+      .def_readonly("uuid", &DeviceProperties::uuid)
+      .def_readonly("pci_bus_id", &DeviceProperties::pci_bus_id)
+      .def_readonly("pci_device_id", &DeviceProperties::pci_device_id)
+      .def_readonly("pci_domain_id", &DeviceProperties::pci_domain_id)
+      .def("__repr__", [](const DeviceProperties& p) {
+        return ::ember::detail::str(
+            "_CudaDeviceProperties(name='", p.name, "', major=", p.major, ", minor=", p.minor,
+            ", total_memory=", p.total_memory / (1024 * 1024), "MB, multi_processor_count=",
+            p.multi_processor_count, ", uuid=", p.uuid, ", pci_bus_id=", p.pci_bus_id,
+            ", pci_device_id=", p.pci_device_id, ", pci_domain_id=", p.pci_domain_id,
+            ", L2_cache_size=", p.L2_cache_size / (1024 * 1024), "MB)");
+      });
+  c.def("get_device_properties", &cuda::get_device_properties, py::arg("device") = -1);
+  c.def("mem_get_info", &cuda::mem_get_info, py::arg("device") = -1);
+}
+
 void bind_tensor_device_methods(TensorClass& cls) {
   cls.def("cuda", [](const Tensor& t, py::handle device, bool non_blocking) {
         return t.cuda(cuda_index_from(device), non_blocking);
@@ -84,6 +114,7 @@ void bind_cuda(py::module_& m, TensorClass& cls) {
   c.def("set_device", [](py::handle d) { cuda::set_device(cuda_index_from(d)); }, py::arg("device"));
   c.def("synchronize", [](int d) { cuda::synchronize(d); }, py::arg("device") = -1, release_gil());
   c.def("memory_summary", &cuda::memory_summary, py::arg("device") = -1);
+  bind_device_properties(c);
   c.def("empty_cache", &cuda::empty_cache);
   bind_streams(c);
   bind_tensor_device_methods(cls);

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "ember/memory.h"
 
@@ -23,6 +24,25 @@ int current_device();
 void set_device(int device);
 // Waits until all work queued on every stream of `device` (-1: the current one) is done.
 void synchronize(int device = -1);
+
+// What a GPU is (torch.cuda.get_device_properties' fields).
+struct DeviceProperties {
+  std::string name;                 // "NVIDIA H100 80GB HBM3"
+  int major = 0, minor = 0;         // compute capability
+  int64_t total_memory = 0;         // bytes
+  int multi_processor_count = 0;
+  int max_threads_per_multi_processor = 0;
+  int warp_size = 0;
+  int64_t L2_cache_size = 0;        // bytes
+  bool is_integrated = false;
+  bool is_multi_gpu_board = false;
+  std::string uuid;                 // "GPU-xxxxxxxx-xxxx-..."
+  int pci_bus_id = 0, pci_device_id = 0, pci_domain_id = 0;
+};
+DeviceProperties get_device_properties(int device = -1);
+// Free and total device memory in bytes, as the driver reports them (cudaMemGetInfo):
+// memory the caching allocator holds counts as used.
+std::pair<int64_t, int64_t> mem_get_info(int device = -1);
 
 // Makes `device` current for a scope (-1: leaves the current device as it is).
 class DeviceGuard {

@@ -20,6 +20,8 @@ int device_count() { return 0; }
 int current_device() { unavailable("current_device"); }
 void set_device(int) { unavailable("set_device"); }
 void synchronize(int) { unavailable("synchronize"); }
+DeviceProperties get_device_properties(int) { unavailable("get_device_properties"); }
+std::pair<int64_t, int64_t> mem_get_info(int) { unavailable("mem_get_info"); }
 
 DeviceGuard::DeviceGuard(int device) {
   if (device >= 0) unavailable("DeviceGuard");

@@ -73,6 +73,43 @@ void synchronize(int device) {
   raise_device_error(index);
 }
 
+DeviceProperties get_device_properties(int device) {
+  const int index = detail::resolve_device(device, "get_device_properties");
+  cudaDeviceProp p{};
+  EMBER_CUDA_CHECK(cudaGetDeviceProperties(&p, index));
+  DeviceProperties out;
+  out.name = p.name;
+  out.major = p.major;
+  out.minor = p.minor;
+  out.total_memory = static_cast<int64_t>(p.totalGlobalMem);
+  out.multi_processor_count = p.multiProcessorCount;
+  out.max_threads_per_multi_processor = p.maxThreadsPerMultiProcessor;
+  out.warp_size = p.warpSize;
+  out.L2_cache_size = p.l2CacheSize;
+  out.is_integrated = p.integrated != 0;
+  out.is_multi_gpu_board = p.isMultiGpuBoard != 0;
+  out.pci_bus_id = p.pciBusID;
+  out.pci_device_id = p.pciDeviceID;
+  out.pci_domain_id = p.pciDomainID;
+  // The UUID as nvidia-smi prints it: GPU-8-4-4-4-12 hex digits.
+  static const char* hex = "0123456789abcdef";
+  out.uuid = "GPU-";
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out.uuid += '-';
+    const auto byte = static_cast<unsigned char>(p.uuid.bytes[i]);
+    out.uuid += hex[byte >> 4];
+    out.uuid += hex[byte & 15];
+  }
+  return out;
+}
+
+std::pair<int64_t, int64_t> mem_get_info(int device) {
+  DeviceGuard guard(detail::resolve_device(device, "mem_get_info"));
+  size_t free = 0, total = 0;
+  EMBER_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+  return {static_cast<int64_t>(free), static_cast<int64_t>(total)};
+}
+
 DeviceGuard::DeviceGuard(int device) {
   if (device < 0) return;
   int target = detail::resolve_device(device, "DeviceGuard");

@@ -39,10 +39,13 @@ def test_without_gpu_everything_says_why():
                  ember.cuda.current_stream, ember.cuda.memory_allocated,
                  ember.cuda.memory_summary, lambda: ember.cuda.set_device(0),
                  lambda: ember.zeros(2).cuda(), lambda: ember.zeros(2, device="cuda"),
-                 lambda: ember.ones(2).to("cuda:0"), lambda: ember.zeros(2).pin_memory()]:
+                 lambda: ember.ones(2).to("cuda:0"), lambda: ember.zeros(2).pin_memory(),
+                 ember.cuda.get_device_name, ember.cuda.get_device_capability,
+                 ember.cuda.get_device_properties, ember.cuda.mem_get_info]:
         with pytest.raises(RuntimeError, match=NO_GPU_REASON):
             call()
     assert ember.zeros(2).is_pinned() is False
+    assert ember.cuda.is_bf16_supported() is False  # as torch without a GPU
     ember.cuda.empty_cache()  # nothing cached: a no-op, as in PyTorch
     event = ember.cuda.Event()
     assert event.query()  # never recorded
@@ -97,6 +100,33 @@ def test_devices_and_the_device_context():
     assert x.is_cuda
     assert x.to("cuda") is x or x.to("cuda").data_ptr() == x.data_ptr()
     ember.cuda.synchronize()
+
+
+@pytest.mark.cuda
+def test_device_properties_and_memory_info():
+    props = ember.cuda.get_device_properties(0)
+    assert isinstance(props.name, str) and props.name
+    assert ember.cuda.get_device_name() == props.name == ember.cuda.get_device_name("cuda:0")
+    assert ember.cuda.get_device_capability() == (props.major, props.minor)
+    assert props.major >= 1 and props.multi_processor_count > 0 and props.warp_size == 32
+    assert props.uuid.startswith("GPU-") and len(props.uuid) == 40
+    assert "_CudaDeviceProperties(name=" in repr(props)
+    free, total = ember.cuda.mem_get_info()
+    assert 0 < free <= total == props.total_memory
+    # What the caching allocator holds counts as used, until empty_cache().
+    x = ember.empty(256 * 1024 * 1024, dtype=ember.uint8, device="cuda")
+    assert ember.cuda.mem_get_info()[0] <= free - 256 * 1024 * 1024 + (2 << 20)
+    del x
+    ember.cuda.empty_cache()
+    assert ember.cuda.is_bf16_supported() == (props.major >= 8)
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        theirs = torch.cuda.get_device_properties(0)
+        assert (props.name, props.major, props.minor, props.total_memory,
+                props.multi_processor_count, props.L2_cache_size) == \
+            (theirs.name, theirs.major, theirs.minor, theirs.total_memory,
+             theirs.multi_processor_count, theirs.L2_cache_size)
+        assert ember.cuda.get_device_capability() == torch.cuda.get_device_capability()
 
 
 @pytest.mark.cuda

@@ -46,6 +46,37 @@ def set_device(device):
         _cuda.set_device(index)
 
 
+def get_device_properties(device=None):
+    """What the GPU is: name, major/minor (compute capability), total_memory (bytes),
+    multi_processor_count, L2_cache_size, uuid, ... (torch.cuda's fields)."""
+    return _cuda.get_device_properties(_index(device))
+
+
+def get_device_name(device=None):
+    """The GPU's name, e.g. 'NVIDIA H100 80GB HBM3'."""
+    return get_device_properties(device).name
+
+
+def get_device_capability(device=None):
+    """The GPU's compute capability as (major, minor), e.g. (9, 0) for Hopper."""
+    props = get_device_properties(device)
+    return props.major, props.minor
+
+
+def mem_get_info(device=None):
+    """(free, total) device memory in bytes as the driver sees it: what the caching
+    allocator holds counts as used (empty_cache() returns it)."""
+    return _cuda.mem_get_info(_index(device))
+
+
+def is_bf16_supported(including_emulation=True):
+    """Whether the current GPU computes in bfloat16: compute capability 8.0 or newer
+    (False without a GPU). ember's bfloat16 kernels need no emulation, so
+    including_emulation changes nothing."""
+    del including_emulation
+    return is_available() and get_device_capability()[0] >= 8
+
+
 def synchronize(device=None):
     """Waits for all work queued on every stream of `device` (default: the current one)."""
     _cuda.synchronize(_index(device))
