@@ -93,11 +93,8 @@ State step(Cell cell, const Tensor& gx, const State& s, const Weights& w) {
   const int64_t H = s.h.size(1);
   switch (cell) {
     case Cell::LSTM: {
-      // One sigmoid over all four gates (g's part unused) costs less than three calls.
-      Tensor gates = addmm(gx, s.h, w.w_hh.t());
-      Tensor act = sigmoid(gates);
-      Tensor c = act.narrow(1, H, H) * s.c + act.narrow(1, 0, H) * tanh(gates.narrow(1, 2 * H, H));
-      return {act.narrow(1, 3 * H, H) * tanh(c), c};
+      auto [h, c] = lstm_cell_fused(addmm(gx, s.h, w.w_hh.t()), s.c);
+      return {h, c};
     }
     case Cell::GRU: {
       Tensor gh = linear(s.h, w.w_hh, w.b_hh);

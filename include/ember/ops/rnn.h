@@ -15,6 +15,12 @@ namespace ember {
 
 // ---- one time step (lib/ops/rnn.cpp) ------------------------------------------------------
 // input [B, input_size], hidden states [B, H]; biases may be undefined (no bias).
+// The pointwise part of one LSTM step in one pass (PyTorch's _thnn_fused_lstm_cell):
+// gates [B, 4H] are the pre-activations x W_ih^T + h W_hh^T + biases, in the order
+// (i, f, g, o); c [B, H] the previous cell state. Returns (h', c'). lstm and lstm_cell
+// run on it.
+std::tuple<Tensor, Tensor> lstm_cell_fused(const Tensor& gates, const Tensor& c);
+
 // lstm_cell: hx = {h, c}; returns (h', c').
 std::tuple<Tensor, Tensor> lstm_cell(const Tensor& input, const TensorList& hx, const Tensor& w_ih,
                                      const Tensor& w_hh, const Tensor& b_ih = {},
