@@ -1,8 +1,8 @@
-// lstm_cell_fused and its backward on the CPU (lib/ops/rnn_fused.cpp): one pass over
-// the [B, H] cells, with the formulas of lib/core/lstm_math.h. Operands arrive
+// lstm_cell_fused, gru_cell_fused and their backward on the CPU (lib/ops/rnn_fused.cpp):
+// one pass over the [B, H] cells, with the formulas of lib/core/rnn_cell_math.h. Operands arrive
 // contiguous. float32 uses the vectorizable sigmoid and tanh (cpu/vec_math.h), the
 // other dtypes compute in opmath with the standard ones.
-#include "core/lstm_math.h"
+#include "core/rnn_cell_math.h"
 #include "cpu/dtype_dispatch.h"
 #include "cpu/nn_common.h"
 #include "cpu/parallel.h"
@@ -65,6 +65,49 @@ EMBER_CLONES void lstm_backward_rows(const T* dh, const T* dc, const T* gates, c
   }
 }
 
+// GRU rows: gx and gh rows are [r | z | n], each H wide.
+template <typename T>
+EMBER_CLONES void gru_rows(const T* gx, const T* gh, const T* h, T* h_new, int64_t b0, int64_t b1,
+                           int64_t H) {
+  using acc_t = opmath_t<T>;
+  using Act = ActivationsFor<acc_t>;
+  for (int64_t b = b0; b < b1; ++b) {
+    const T* x = gx + b * 3 * H;
+    const T* y = gh + b * 3 * H;
+    const int64_t row = b * H;
+#pragma omp simd
+    for (int64_t j = 0; j < H; ++j)
+      h_new[row + j] = convert<T>(gru_cell_point<Act>(acc_t(x[j]), acc_t(x[H + j]), acc_t(x[2 * H + j]),
+                                                      acc_t(y[j]), acc_t(y[H + j]), acc_t(y[2 * H + j]),
+                                                      acc_t(h[row + j])));
+  }
+}
+
+template <typename T>
+EMBER_CLONES void gru_backward_rows(const T* dh_new, const T* gx, const T* gh, const T* h, T* dgx,
+                                    T* dgh, T* dh, int64_t b0, int64_t b1, int64_t H) {
+  using acc_t = opmath_t<T>;
+  using Act = ActivationsFor<acc_t>;
+  for (int64_t b = b0; b < b1; ++b) {
+    const T* x = gx + b * 3 * H;
+    const T* y = gh + b * 3 * H;
+    T* dx = dgx + b * 3 * H;
+    T* dy = dgh + b * 3 * H;
+    const int64_t row = b * H;
+#pragma omp simd
+    for (int64_t j = 0; j < H; ++j) {
+      const GruCellGrads<acc_t> g = gru_cell_point_backward<Act>(
+          acc_t(x[j]), acc_t(x[H + j]), acc_t(x[2 * H + j]), acc_t(y[j]), acc_t(y[H + j]),
+          acc_t(y[2 * H + j]), acc_t(h[row + j]), acc_t(dh_new[row + j]));
+      dx[j] = dy[j] = convert<T>(g.dr);
+      dx[H + j] = dy[H + j] = convert<T>(g.dz);
+      dx[2 * H + j] = convert<T>(g.dxn);
+      dy[2 * H + j] = convert<T>(g.dhn);
+      dh[row + j] = convert<T>(g.dh);
+    }
+  }
+}
+
 // Rows per task: about kGrainSize cells' worth.
 int64_t row_grain(int64_t H) { return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(H * 8, 1)); }
 
@@ -106,7 +149,40 @@ void lstm_cell_fused_backward_kernel(OpCall& call) {
   call.outputs.push_back(dc_prev);
 }
 
+void gru_cell_fused_kernel(OpCall& call) {
+  const Tensor& h = call.in(2);
+  const int64_t B = h.size(0), H = h.size(1);
+  Tensor h_new = empty(h.sizes(), TensorOptions(h.dtype()));
+  EMBER_DISPATCH_FLOATING(h.dtype(), "gru_cell_fused", [&] {
+    auto in = [&](size_t i) { return static_cast<const scalar_t*>(call.in(i).data_ptr()); };
+    scalar_t* hp = static_cast<scalar_t*>(h_new.data_ptr());
+    parallel_for(0, B, row_grain(H), [&](int64_t b0, int64_t b1) { gru_rows(in(0), in(1), in(2), hp, b0, b1, H); });
+  });
+  call.outputs.push_back(h_new);
+}
+
+void gru_cell_fused_backward_kernel(OpCall& call) {
+  const Tensor& gx = call.in(1);
+  const Tensor& h = call.in(3);
+  const int64_t B = h.size(0), H = h.size(1);
+  Tensor dgx = empty(gx.sizes(), TensorOptions(gx.dtype()));
+  Tensor dgh = empty(gx.sizes(), TensorOptions(gx.dtype()));
+  Tensor dh = empty(h.sizes(), TensorOptions(h.dtype()));
+  EMBER_DISPATCH_FLOATING(h.dtype(), "gru_cell_fused_backward", [&] {
+    auto in = [&](size_t i) { return static_cast<const scalar_t*>(call.in(i).data_ptr()); };
+    auto out = [](Tensor& t) { return static_cast<scalar_t*>(t.data_ptr()); };
+    parallel_for(0, B, row_grain(H), [&](int64_t b0, int64_t b1) {
+      gru_backward_rows(in(0), in(1), in(2), in(3), out(dgx), out(dgh), out(dh), b0, b1, H);
+    });
+  });
+  call.outputs.push_back(dgx);
+  call.outputs.push_back(dgh);
+  call.outputs.push_back(dh);
+}
+
 EMBER_REGISTER_KERNEL(lstm_cell_fused, CPU, lstm_cell_fused_kernel);
+EMBER_REGISTER_KERNEL(gru_cell_fused, CPU, gru_cell_fused_kernel);
+EMBER_REGISTER_KERNEL(gru_cell_fused_backward, CPU, gru_cell_fused_backward_kernel);
 EMBER_REGISTER_KERNEL(lstm_cell_fused_backward, CPU, lstm_cell_fused_backward_kernel);
 
 }  // namespace

@@ -202,3 +202,7 @@ def test_lstm_cell_and_sequence(dtype):
     check_against_cpu(lstm, randn(3, 4, I, dtype=dtype), randn(4 * H, I, dtype=dtype),
                       randn(4 * H, H, dtype=dtype), randn(4 * H, dtype=dtype), randn(4 * H, dtype=dtype),
                       grad=True, atol=atol * 5, rtol=atol * 5)
+    gru = lambda x, h, *w: ember._C.gru_cell(x, h, *w)  # noqa: E731
+    check_against_cpu(gru, randn(B, I, dtype=dtype), randn(B, H, dtype=dtype), randn(3 * H, I, dtype=dtype),
+                      randn(3 * H, H, dtype=dtype), randn(3 * H, dtype=dtype), randn(3 * H, dtype=dtype),
+                      grad=True, atol=atol, rtol=atol)

@@ -413,7 +413,7 @@ def test_cells_match_torch(kind):
     np.testing.assert_allclose(to_numpy(e_h), t_h.detach().numpy(), rtol=1e-5, atol=1e-6)
 
 
-# ---- the fused LSTM step (lstm_cell_fused, lib/core/lstm_math.h) -------------------------------
+# ---- the fused LSTM step (lstm_cell_fused, lib/core/rnn_cell_math.h) -------------------------------
 
 @pytest.mark.parametrize("which", [0, 1])
 def test_lstm_cell_gradient_of_one_output_only(which):
@@ -426,27 +426,35 @@ def test_lstm_cell_gradient_of_one_output_only(which):
 
 
 @pytest.mark.parametrize("dtype", [ember.float16, ember.bfloat16])
-def test_lstm_cell_low_precision_computes_in_float32(dtype):
-    B, I, H = 5, 3, 6
-    args = [randn(B, I), randn(B, H), randn(B, H), randn(4 * H, I), randn(4 * H, H), randn(4 * H),
-            randn(4 * H)]
+@pytest.mark.parametrize("kind", ["lstm", "gru"])
+def test_fused_cells_low_precision_compute_in_float32(kind, dtype):
+    B, I, H, G = 5, 3, 6, GATES[kind]
+    args = [randn(B, I), randn(B, H), randn(B, H), randn(G * H, I), randn(G * H, H), randn(G * H),
+            randn(G * H)]
     low = [to_ember(a).to(dtype) for a in args]
     ref = [t.float() for t in low]  # the same rounded inputs, in float32
-    h, c = C.lstm_cell(low[0], [low[1], low[2]], *low[3:])
-    rh, rc = C.lstm_cell(ref[0], [ref[1], ref[2]], *ref[3:])
-    assert h.dtype == dtype and c.dtype == dtype
+
+    def run(t):
+        if kind == "lstm":
+            return C.lstm_cell(t[0], [t[1], t[2]], *t[3:])
+        return (C.gru_cell(t[0], t[1], *t[3:]),)
+
     tol = 2e-2 if dtype == ember.bfloat16 else 4e-3
-    # The gate matmul rounds its result to the low dtype before the fused step.
-    np.testing.assert_allclose(to_numpy(h), to_numpy(rh), atol=tol * 2, rtol=tol)
-    np.testing.assert_allclose(to_numpy(c), to_numpy(rc), atol=tol * 4, rtol=tol)
+    for got, want in zip(run(low), run(ref)):
+        assert got.dtype == dtype
+        # The gate matmuls round their results to the low dtype before the fused step.
+        np.testing.assert_allclose(to_numpy(got), to_numpy(want), atol=tol * 4, rtol=tol)
 
 
-def test_lstm_large_batch_runs_the_parallel_rows():
+@pytest.mark.parametrize("kind", ["lstm", "gru"])
+def test_fused_cells_match_the_reference_on_many_rows(kind):
     # Enough cells for several threads' rows; the values still match the float64 reference.
-    params = make_params("lstm", 8, 64, 1, False, True)
-    x = randn(3, 700, 8)
-    out, h, c = C._lstm(to_ember(x), None, [to_ember(p) for p in params], True, 1, 0.0, False,
-                        False, False)
-    exp = ref_sequence("lstm", x, np.zeros((1, 700, 64)), np.zeros((1, 700, 64)), params, True, 1,
-                       False)
+    params = make_params(kind, 8, 64, 1, False, True)
+    x, h0 = randn(3, 700, 8), np.zeros((1, 700, 64))
+    ours = [to_ember(p) for p in params]
+    if kind == "lstm":
+        out = C._lstm(to_ember(x), None, ours, True, 1, 0.0, False, False, False)[0]
+    else:
+        out = C._gru(to_ember(x), None, ours, True, 1, 0.0, False, False, False)[0]
+    exp = ref_sequence(kind, x, h0, h0, params, True, 1, False)
     np.testing.assert_allclose(to_numpy(out), exp[0], rtol=1e-10, atol=1e-12)

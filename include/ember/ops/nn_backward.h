@@ -128,5 +128,8 @@ Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, const IntList& in
 std::tuple<Tensor, Tensor> lstm_cell_fused_backward(const Tensor& grad_h, const Tensor& grad_c,
                                                     const Tensor& gates, const Tensor& c,
                                                     const Tensor& c_new);
+// gru_cell_fused's backward: the gradients wrt gx, gh (both [B, 3H]) and h [B, H].
+std::tuple<Tensor, Tensor, Tensor> gru_cell_fused_backward(const Tensor& grad_h, const Tensor& gx,
+                                                           const Tensor& gh, const Tensor& h);
 
 }  // namespace ember

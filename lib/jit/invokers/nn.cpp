@@ -54,6 +54,10 @@ EMBER_REGISTER_INVOKER(group_norm, [](const InvokeArgs& a) -> std::vector<Tensor
 EMBER_REGISTER_INVOKER(lstm_cell_fused, [](const InvokeArgs& a) -> std::vector<Tensor> {
   return as_outputs(lstm_cell_fused(a.tensor(0), a.tensor(1)));
 });
+// in: gx [B, 3H], gh [B, 3H], h [B, H]. out: h' (a GRU step).
+EMBER_REGISTER_INVOKER(gru_cell_fused, [](const InvokeArgs& a) -> std::vector<Tensor> {
+  return {gru_cell_fused(a.tensor(0), a.tensor(1), a.tensor(2))};
+});
 
 // ---- dropout, embedding, one_hot ----------------------------------------------------------------
 // in: input; attr: p. out: y, mask. Only training-mode dropout is recorded (in

@@ -1,7 +1,8 @@
-// One LSTM cell's pointwise part, per element, shared by the CPU and CUDA kernels of
-// lstm_cell_fused and its backward (lib/cpu/rnn_cell.cpp, lib/cuda/nn/rnn_cell.cu).
+// The pointwise part of one LSTM and one GRU step, per element, shared by the CPU and
+// CUDA kernels of lstm_cell_fused, gru_cell_fused and their backward
+// (lib/cpu/rnn_cell.cpp, lib/cuda/nn/rnn_cell.cu).
 //
-// Forward, from the pre-activation gates (i, f, g, o) and the previous cell state:
+// LSTM forward, from the pre-activation gates (i, f, g, o) and the previous cell state:
 //   c = sigmoid(f) c_prev + sigmoid(i) tanh(g),   h = sigmoid(o) tanh(c).
 // Backward, given dh and dc (the gradient reaching c from later steps):
 //   dc_total = dc + dh sigmoid(o) (1 - tanh(c)^2), and from it the four gate
@@ -45,6 +46,36 @@ EMBER_HOST_DEVICE inline LstmCellGrads<T> lstm_cell_point_backward(T gi, T gf, T
   r.d_o = dh * tc * o * (T(1) - o);
   r.dc_prev = dc_total * f;
   return r;
+}
+
+// GRU forward, from gx = x W_ih^T + b_ih and gh = h W_hh^T + b_hh (each [r | z | n]):
+//   r = sigmoid(gx_r + gh_r), z = sigmoid(gx_z + gh_z), n = tanh(gx_n + r gh_n),
+//   h' = n + z (h - n).
+template <typename Act, typename T>
+EMBER_HOST_DEVICE inline T gru_cell_point(T xr, T xz, T xn, T hr, T hz, T hn, T h) {
+  const T r = Act::sigmoid(xr + hr), z = Act::sigmoid(xz + hz);
+  const T n = Act::tanh(xn + r * hn);
+  return n + z * (h - n);
+}
+
+template <typename T>
+struct GruCellGrads {
+  T dr, dz, dxn, dhn, dh;  // d(gx_r) = d(gh_r) = dr, likewise dz; gx_n and gh_n differ
+};
+
+template <typename Act, typename T>
+EMBER_HOST_DEVICE inline GruCellGrads<T> gru_cell_point_backward(T xr, T xz, T xn, T hr, T hz, T hn,
+                                                                 T h, T dh_new) {
+  const T r = Act::sigmoid(xr + hr), z = Act::sigmoid(xz + hz);
+  const T n = Act::tanh(xn + r * hn);
+  const T dn = dh_new * (T(1) - z) * (T(1) - n * n);  // wrt n's pre-activation
+  GruCellGrads<T> g;
+  g.dz = dh_new * (h - n) * z * (T(1) - z);
+  g.dr = dn * hn * r * (T(1) - r);
+  g.dxn = dn;
+  g.dhn = dn * r;
+  g.dh = dh_new * z;
+  return g;
 }
 
 }  // namespace ember
