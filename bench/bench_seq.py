@@ -21,22 +21,24 @@ def pair(*shape):
     return ember.from_numpy(a.copy()), torch.from_numpy(a.copy())
 
 
-def bench_lstm(T, B, I, H, layers):
-    mod = torch.nn.LSTM(I, H, layers)
+def bench_recurrent(kind, T, B, I, H, layers):
+    """kind: "lstm" or "gru" (torch.nn.LSTM / GRU against ember._C._lstm / _gru)."""
+    mod = (torch.nn.LSTM if kind == "lstm" else torch.nn.GRU)(I, H, layers)
     params = [ember.from_numpy(p.detach().numpy().copy()).requires_grad_() for p in mod._flat_weights]
+    seq = ember._C._lstm if kind == "lstm" else ember._C._gru
     xe, xt = pair(T, B, I)
-    name = f"lstm T={T} B={B} {I}->{H} x{layers}"
+    name = f"{kind} T={T} B={B} {I}->{H} x{layers}"
 
     def e_fwd():
         with ember.no_grad():
-            ember._C._lstm(xe, None, params, True, layers, 0.0, False, False, False)
+            seq(xe, None, params, True, layers, 0.0, False, False, False)
 
     def t_fwd():
         with torch.no_grad():
             mod(xt)
 
     def e_train():
-        ember._C._lstm(xe, None, params, True, layers, 0.0, True, False, False)[0].sum().backward()
+        seq(xe, None, params, True, layers, 0.0, True, False, False)[0].sum().backward()
 
     def t_train():
         mod(xt)[0].sum().backward()
@@ -53,8 +55,9 @@ def bench_sdpa(B, H, L, E):
 
 def main():
     print(f"torch {torch.__version__}, threads {torch.get_num_threads()}")
-    bench_lstm(50, 32, 64, 128, 2)
-    bench_lstm(20, 8, 32, 32, 1)
+    for kind in ("lstm", "gru"):
+        bench_recurrent(kind, 50, 32, 64, 128, 2)
+        bench_recurrent(kind, 20, 8, 32, 32, 1)
     bench_sdpa(8, 4, 128, 32)
 
 
