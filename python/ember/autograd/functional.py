@@ -138,6 +138,26 @@ def _fill_in_zeros(grads, refs, strict, create_graph, stage):
     return tuple(res)
 
 
+def _inputs_and_v(inputs, v, create_graph, fn_name):
+    """The inputs as new leaves and v (shaped like the inputs) checked, for jvp/vhp/hvp."""
+    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", fn_name)
+    inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
+    if v is not None:
+        _, v = _as_tuple(v, "v", fn_name)
+        v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
+        _validate_v(v, inputs, is_inputs_tuple)
+    elif len(inputs) != 1 or inputs[0].numel() != 1:
+        raise RuntimeError("The vector v can only be None if the input to the user-provided function is a "
+                           "single Tensor with a single element.")
+    return is_inputs_tuple, inputs, v
+
+
+def _finish(outputs, res, create_graph, is_outputs_tuple, is_res_tuple):
+    outputs = _grad_postprocess(outputs, create_graph)
+    res = _grad_postprocess(res, create_graph)
+    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(res, is_res_tuple)
+
+
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), v^T J): the vector-Jacobian product at inputs."""
     with enable_grad():
@@ -157,23 +177,13 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
         with set_grad_enabled(create_graph if strict else True):
             grad_res = _autograd_grad(outputs, inputs, v, create_graph=create_graph)
         vjp_ = _fill_in_zeros(grad_res, inputs, strict, create_graph, "back")
-    outputs = _grad_postprocess(outputs, create_graph)
-    vjp_ = _grad_postprocess(vjp_, create_graph)
-    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(vjp_, is_inputs_tuple)
+    return _finish(outputs, vjp_, create_graph, is_outputs_tuple, is_inputs_tuple)
 
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), J v): the Jacobian-vector product at inputs (double-backward trick)."""
     with enable_grad():
-        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
-        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-        if v is not None:
-            _, v = _as_tuple(v, "v", "jvp")
-            v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
-            _validate_v(v, inputs, is_inputs_tuple)
-        elif len(inputs) != 1 or inputs[0].numel() != 1:
-            raise RuntimeError("The vector v can only be None if the input to the user-provided function is a "
-                               "single Tensor with a single element.")
+        is_inputs_tuple, inputs, v = _inputs_and_v(inputs, v, create_graph, "jvp")
         outputs = func(*inputs)
         is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "jvp")
         _check_requires_grad(outputs, "outputs", strict=strict)
@@ -183,9 +193,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
         _check_requires_grad(grad_inputs, "grad_inputs", strict=strict)
         grad_res = _autograd_grad(grad_inputs, grad_outputs, v, create_graph=create_graph)
         jvp_ = _fill_in_zeros(grad_res, outputs, strict, create_graph, "back_trick")
-    outputs = _grad_postprocess(outputs, create_graph)
-    jvp_ = _grad_postprocess(jvp_, create_graph)
-    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(jvp_, is_outputs_tuple)
+    return _finish(outputs, jvp_, create_graph, is_outputs_tuple, is_outputs_tuple)
 
 
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
@@ -277,15 +285,7 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
 
 def _second_order(func, inputs, v, create_graph, strict, fn_name, trick):
     with enable_grad():
-        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", fn_name)
-        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-        if v is not None:
-            _, v = _as_tuple(v, "v", fn_name)
-            v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
-            _validate_v(v, inputs, is_inputs_tuple)
-        elif len(inputs) != 1 or inputs[0].numel() != 1:
-            raise RuntimeError("The vector v can only be None if the input to the user-provided function is a "
-                               "single Tensor with a single element.")
+        is_inputs_tuple, inputs, v = _inputs_and_v(inputs, v, create_graph, fn_name)
         outputs = func(*inputs)
         is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", fn_name)
         _check_requires_grad(outputs, "outputs", strict=strict)
@@ -305,9 +305,7 @@ def _second_order(func, inputs, v, create_graph, strict, fn_name, trick):
             _check_requires_grad(jac, "hessian", strict=strict)
             grad_res = _autograd_grad(double_back, grad_jac, v, create_graph=create_graph)
             res = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back_trick")
-    outputs = _grad_postprocess(outputs, create_graph)
-    res = _grad_postprocess(res, create_graph)
-    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(res, is_inputs_tuple)
+    return _finish(outputs, res, create_graph, is_outputs_tuple, is_inputs_tuple)
 
 
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
