@@ -4,6 +4,7 @@
 // (DLPack 1.x, "dltensor_versioned") and the older unversioned form are spoken.
 #include "dlpack.h"
 
+#include "ember/cuda.h"
 #include "interop.h"
 
 namespace ember::python {
@@ -126,12 +127,19 @@ void release_managed(void* ctx, void*) {
   if (m->deleter) m->deleter(m);
 }
 
-void check_host_device(int32_t device_type, const char* what) {
-  if (device_type == kDLCPU || device_type == kDLCUDAHost) return;
-  throw py::buffer_error(detail::str("from_dlpack: ", what, " is on DLPack device type ",
-                                     device_type, (device_type == kDLCUDA ? " (CUDA)" : ""),
-                                     "; ember was built without the CUDA backend and only reads "
-                                     "CPU memory"));
+bool is_cuda_memory(int32_t device_type) {
+  return device_type == kDLCUDA || device_type == kDLCUDAManaged;
+}
+
+// The ember device of DLPack memory: host memory (pinned too) is the CPU's; CUDA memory
+// needs a CUDA build. Anything else is refused, naming the device type.
+::ember::Device device_for(int32_t device_type, int32_t device_id, const char* what) {
+  if (device_type == kDLCPU || device_type == kDLCUDAHost) return kCPU;
+  if (is_cuda_memory(device_type) && cuda::is_built()) return ::ember::Device(::ember::DeviceType::CUDA, device_id);
+  throw py::buffer_error(detail::str(
+      "from_dlpack: ", what, " is on DLPack device type ", device_type,
+      (is_cuda_memory(device_type) ? " (CUDA); ember was built without the CUDA backend"
+                                   : "; ember reads CPU and CUDA memory only")));
 }
 
 // A tensor over the DLTensor's memory; the capsule is marked consumed.
@@ -150,7 +158,7 @@ Tensor consume(py::handle capsule, const char* name, const char* used_name) {
       throw py::error_already_set();
   }
   const DLTensor& dl = m->dl_tensor;
-  check_host_device(dl.device.device_type, "the DLPack tensor");
+  const ::ember::Device device = device_for(dl.device.device_type, dl.device.device_id, "the DLPack tensor");
   EMBER_CHECK_VALUE(dl.ndim >= 0 && dl.ndim <= 64, "from_dlpack: bad number of dims ", dl.ndim);
   std::optional<DType> dtype = from_dl_dtype(dl.dtype);
   EMBER_CHECK_TYPE(dtype, "from_dlpack: unsupported DLPack dtype ", dl_type_code_name(dl.dtype.code),
@@ -175,7 +183,7 @@ Tensor consume(py::handle capsule, const char* name, const char* used_name) {
                     "from_dlpack: the data is not aligned to its element size");
   // From here on ember owns the DLPack tensor: from_blob calls the deleter on every path.
   if (PyCapsule_SetName(capsule.ptr(), used_name) != 0) throw py::error_already_set();
-  return from_blob(data, sizes, strides, *dtype, kCPU, &release_managed<Managed>, m);
+  return from_blob(data, sizes, strides, *dtype, device, &release_managed<Managed>, m);
 }
 
 }  // namespace
@@ -199,6 +207,25 @@ py::capsule tensor_to_dlpack(const Tensor& t, py::handle max_version, py::handle
   return make_capsule<DLManagedTensor>(src, 0);
 }
 
+void make_consumer_stream_wait(const Tensor& t, py::handle stream) {
+  if (!t.is_cuda()) {
+    if (!stream.is_none() && !(PyLong_Check(stream.ptr()) && PyLong_AsLong(stream.ptr()) == -1))
+      throw py::buffer_error("__dlpack__: stream must be None for a CPU tensor");
+    return;
+  }
+  // None: the consumer uses CUDA's legacy default stream (1); -1: it asks for no
+  // synchronization; 2: the per-thread default stream; any other integer: a cudaStream_t.
+  const int64_t value = stream.is_none() ? 1 : py::cast<int64_t>(stream);
+  if (value == -1) return;
+  EMBER_CHECK_VALUE(value > 0, "__dlpack__: stream ", value, " is not a valid CUDA stream "
+                    "(DLPack: 1 legacy default, 2 per-thread default, or a cudaStream_t)");
+  const int device = t.device().index;
+  cuda::Stream ours = cuda::current_stream(device);
+  cuda::Stream theirs = cuda::Stream::wrap(device, reinterpret_cast<void*>(value));
+  const bool same = theirs == ours || (value == 1 && ours.id() == 0);
+  if (!same) theirs.wait_stream(ours);
+}
+
 py::tuple tensor_dlpack_device(const Tensor& t) {
   DLDevice d = to_dl_device(t.device());
   return py::make_tuple(d.device_type, d.device_id);
@@ -209,16 +236,24 @@ Tensor tensor_from_dlpack(py::handle obj) {
   if (PyCapsule_CheckExact(obj.ptr())) {
     capsule = py::reinterpret_borrow<py::object>(obj);
   } else if (py::hasattr(obj, "__dlpack__")) {
+    py::dict kwargs;
     if (py::hasattr(obj, "__dlpack_device__")) {
       auto dev = obj.attr("__dlpack_device__")().cast<std::pair<int, int>>();
-      check_host_device(dev.first, "the object");
+      ::ember::Device device = device_for(dev.first, dev.second, "the object");
+      // DLPack's stream handshake: the producer makes the stream we name wait for its
+      // work on the data. Ours is this thread's current stream of that device (its
+      // default stream is CUDA's legacy default stream, which DLPack calls 1).
+      if (device.is_cuda()) {
+        uintptr_t handle = cuda::current_stream(device.index).id();
+        kwargs["stream"] = py::int_(handle == 0 ? uintptr_t{1} : handle);
+      }
     }
     try {
-      capsule = obj.attr("__dlpack__")(py::arg("max_version") = py::make_tuple(kMajorVersion,
-                                                                              kMinorVersion));
+      capsule = obj.attr("__dlpack__")(**kwargs, py::arg("max_version") =
+                                                     py::make_tuple(kMajorVersion, kMinorVersion));
     } catch (py::error_already_set& e) {
       if (!e.matches(PyExc_TypeError)) throw;  // an older producer without max_version
-      capsule = obj.attr("__dlpack__")();
+      capsule = obj.attr("__dlpack__")(**kwargs);
     }
   } else {
     throw TypeError(detail::str("from_dlpack: expected an object with __dlpack__ (a numpy array, "

@@ -81,9 +81,7 @@ void bind_interop(py::module_& m, TensorClass& cls) {
   // ---- DLPack ---------------------------------------------------------------------
   cls.def("__dlpack__", [](const Tensor& t, py::handle stream, py::handle max_version,
                            py::handle dl_device, py::handle copy) {
-        if (t.is_cpu() && !stream.is_none() &&
-            !(PyLong_Check(stream.ptr()) && PyLong_AsLong(stream.ptr()) == -1))
-          throw py::buffer_error("__dlpack__: stream must be None for a CPU tensor");
+        make_consumer_stream_wait(t, stream);
         return tensor_to_dlpack(t, max_version, dl_device, copy);
       }, py::kw_only(), py::arg("stream") = py::none(), py::arg("max_version") = py::none(),
       py::arg("dl_device") = py::none(), py::arg("copy") = py::none())

@@ -24,6 +24,9 @@ bool is_numpy_scalar(py::handle obj);
 py::capsule tensor_to_dlpack(const Tensor& t, py::handle max_version, py::handle dl_device,
                              py::handle copy);
 py::tuple tensor_dlpack_device(const Tensor& t);
+// Tensor.__dlpack__(stream=...)'s handshake: the consumer's stream waits for ember's work
+// on a CUDA tensor (a CPU tensor takes stream None or -1 only).
+void make_consumer_stream_wait(const Tensor& t, py::handle stream);
 Tensor tensor_from_dlpack(py::handle obj);
 
 // ember.tensor / ember.as_tensor (tensor_new.cpp). device: None, a str or an ember.device.

@@ -44,6 +44,11 @@ DeviceProperties get_device_properties(int device = -1);
 // memory the caching allocator holds counts as used.
 std::pair<int64_t, int64_t> mem_get_info(int device = -1);
 
+// The device (index) whose memory `ptr` points into, for memory that CUDA kernels can
+// read: device memory, managed memory or a CUDA-registered host pointer of that device.
+// A ValueError naming `what` for anything else (plain host memory, a freed pointer).
+int device_of_pointer(const void* ptr, const char* what);
+
 // Makes `device` current for a scope (-1: leaves the current device as it is).
 class DeviceGuard {
  public:

@@ -22,6 +22,7 @@ void set_device(int) { unavailable("set_device"); }
 void synchronize(int) { unavailable("synchronize"); }
 DeviceProperties get_device_properties(int) { unavailable("get_device_properties"); }
 std::pair<int64_t, int64_t> mem_get_info(int) { unavailable("mem_get_info"); }
+int device_of_pointer(const void*, const char* what) { unavailable(what); }
 
 DeviceGuard::DeviceGuard(int device) {
   if (device >= 0) unavailable("DeviceGuard");

@@ -3,6 +3,8 @@
 
 #include <limits>
 
+#include "ember/cuda.h"
+
 namespace ember {
 
 namespace {
@@ -50,8 +52,22 @@ Tensor from_blob(void* data, const IntList& sizes, const IntList& strides, DType
                     " sizes but ", strides.size(), " strides");
   size_t nbytes = extent_bytes(sizes, strides, dtype);
   EMBER_CHECK_VALUE(data != nullptr || nbytes == 0, "from_blob: data is null");
-  EMBER_CHECK(device.is_cpu(), "from_blob: memory on ", device.str(),
-              " cannot be used: ember was built without the CUDA backend");
+  if (device.is_cuda()) {
+    // The memory must be on the device named (the current one for "cuda"): a kernel
+    // reading host memory, or another GPU's, would fault.
+    if (!cuda::is_built())
+      throw Error(detail::str("from_blob: memory on ", device.str(),
+                              " cannot be used: ember was built without CUDA"));
+    const int current = device.index < 0 ? cuda::current_device() : int(device.index);
+    if (nbytes > 0) {
+      const int owner = cuda::device_of_pointer(data, "from_blob");
+      EMBER_CHECK_VALUE(owner == current, "from_blob: the memory is on cuda:", owner,
+                        ", not on cuda:", current);
+    }
+    device = Device(DeviceType::CUDA, current);
+  } else {
+    EMBER_CHECK_VALUE(device.is_cpu(), "from_blob: memory on ", device.str(), " is not supported");
+  }
   auto storage = make_intrusive<Storage>(data, nbytes, device, deleter, ctx);
   guard.armed = false;  // the Storage owns the memory now
   return Tensor(make_intrusive<TensorImpl>(std::move(storage), 0,

@@ -110,6 +110,21 @@ std::pair<int64_t, int64_t> mem_get_info(int device) {
   return {static_cast<int64_t>(free), static_cast<int64_t>(total)};
 }
 
+int device_of_pointer(const void* ptr, const char* what) {
+  detail::require_gpu(what);
+  cudaPointerAttributes attr{};
+  cudaError_t err = cudaPointerGetAttributes(&attr, ptr);
+  if (err != cudaSuccess) (void)cudaGetLastError();
+  const bool on_device = err == cudaSuccess && (attr.type == cudaMemoryTypeDevice ||
+                                                attr.type == cudaMemoryTypeManaged);
+  EMBER_CHECK_VALUE(on_device, what, ": the pointer ", ptr, " is not CUDA device memory (",
+                    err != cudaSuccess ? cudaGetErrorString(err)
+                    : attr.type == cudaMemoryTypeHost ? "it is pinned host memory"
+                                                      : "it is plain host memory",
+                    ")");
+  return attr.device;
+}
+
 DeviceGuard::DeviceGuard(int device) {
   if (device < 0) return;
   int target = detail::resolve_device(device, "DeviceGuard");

@@ -160,14 +160,14 @@ void gpu_kernel(const Tensor& out, const std::array<const Tensor*, sizeof...(In)
 
   InputSlots<NIn> slots{};
   constexpr size_t in_sizes[NIn > 0 ? NIn : 1] = {sizeof(In)...};
-  std::vector<std::vector<int64_t>> strides{broadcast_byte_strides(out, out.sizes())};
-  std::vector<char*> base{static_cast<char*>(out.data_ptr())};
+  OperandStrides strides{broadcast_byte_strides(out, out.sizes())};
+  OperandBytes base{static_cast<char*>(out.data_ptr())};
   mark_carried_values<In...>(slots, ins, std::index_sequence_for<In...>{});
   // A carried value gets zero strides and no pointer (it is not read).
   for (int k = 0; k < NIn; ++k) {
     const Tensor& t = *ins[k];
     if (slots.is_value[k]) {
-      strides.emplace_back(out.dim(), 0);
+      strides.emplace_back(static_cast<size_t>(out.dim()), int64_t{0});
       base.push_back(nullptr);
     } else {
       strides.push_back(broadcast_byte_strides(t, out.sizes()));
@@ -175,7 +175,7 @@ void gpu_kernel(const Tensor& out, const std::array<const Tensor*, sizeof...(In)
     }
   }
   ElementwiseGeometry g =
-      coalesce(std::vector<int64_t>(out.sizes().begin(), out.sizes().end()), strides, base);
+      coalesce(GeometrySizes(out.sizes().begin(), out.sizes().end()), strides, base);
 
   // The vectorized kernel: one dense run, every tensor operand aligned for vectors.
   bool vectorizable = g.sizes.size() <= 1 && g.numel() <= (int64_t(1) << 31) - 1 - kVecElements;

@@ -5,9 +5,8 @@
 
 namespace ember::cuda {
 
-ElementwiseGeometry coalesce(const std::vector<int64_t>& sizes,
-                             const std::vector<std::vector<int64_t>>& operand_strides,
-                             const std::vector<char*>& base) {
+ElementwiseGeometry coalesce(const GeometrySizes& sizes, const OperandStrides& operand_strides,
+                             const OperandBytes& base) {
   ElementwiseGeometry g;
   g.base = base;
   const size_t nops = operand_strides.size();
@@ -22,9 +21,8 @@ ElementwiseGeometry coalesce(const std::vector<int64_t>& sizes,
       continue;
     }
     g.sizes.push_back(sizes[d]);
-    std::vector<int64_t> s(nops);
+    auto& s = g.strides.emplace_back(nops, int64_t{0});
     for (size_t k = 0; k < nops; ++k) s[k] = operand_strides[k][d];
-    g.strides.push_back(std::move(s));
   }
   EMBER_CHECK_AS(NotImplementedError, g.sizes.size() <= size_t(kMaxElementwiseDims),
                  "CUDA elementwise kernels: operands whose strides need more than ",
@@ -32,19 +30,16 @@ ElementwiseGeometry coalesce(const std::vector<int64_t>& sizes,
   return g;
 }
 
-std::vector<int64_t> broadcast_byte_strides(const Tensor& t, const DimVector& sizes) {
-  std::vector<int64_t> strides(sizes.size(), 0);
+ByteStrides broadcast_byte_strides(const Tensor& t, const DimVector& sizes) {
+  ByteStrides strides(sizes.size(), 0);
   size_t lead = sizes.size() - static_cast<size_t>(t.dim());
   for (int64_t d = 0; d < t.dim(); ++d)
     strides[lead + d] = t.size(d) == 1 ? 0 : t.stride(d) * t.element_size();
   return strides;
 }
 
-namespace {
+namespace offsets_detail {
 
-constexpr int64_t kMax32 = (int64_t(1) << 31) - 1;
-
-// g with dim 0 restricted to [begin, begin + count).
 ElementwiseGeometry slice_outer(const ElementwiseGeometry& g, int64_t begin, int64_t count) {
   ElementwiseGeometry part = g;
   part.sizes[0] = count;
@@ -52,7 +47,6 @@ ElementwiseGeometry slice_outer(const ElementwiseGeometry& g, int64_t begin, int
   return part;
 }
 
-// g without dim 0, at index i of it.
 ElementwiseGeometry drop_outer(const ElementwiseGeometry& g, int64_t i) {
   ElementwiseGeometry part;
   part.sizes.assign(g.sizes.begin() + 1, g.sizes.end());
@@ -62,20 +56,6 @@ ElementwiseGeometry drop_outer(const ElementwiseGeometry& g, int64_t i) {
   return part;
 }
 
-}  // namespace
-
-void for_each_32bit_part(const ElementwiseGeometry& g,
-                         const std::function<void(const ElementwiseGeometry&)>& part) {
-  if (g.numel() <= kMax32) return part(g);
-  int64_t inner = 1;
-  for (size_t d = 1; d < g.sizes.size(); ++d) inner *= g.sizes[d];
-  if (inner > kMax32) {  // even one step of dim 0 is too big: recurse into each
-    for (int64_t i = 0; i < g.sizes[0]; ++i) for_each_32bit_part(drop_outer(g, i), part);
-    return;
-  }
-  int64_t rows = kMax32 / inner;  // steps of dim 0 per part
-  for (int64_t begin = 0; begin < g.sizes[0]; begin += rows)
-    part(slice_outer(g, begin, std::min(rows, g.sizes[0] - begin)));
-}
+}  // namespace offsets_detail
 
 }  // namespace ember::cuda

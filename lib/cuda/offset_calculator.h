@@ -13,12 +13,12 @@
 // This header is plain C++ with EMBER_HOST_DEVICE members, so its logic is unit
 // tested on the CPU (test/cpp/cuda/test_offset_calculator.cpp).
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
-#include <functional>
-#include <vector>
 
 #include "ember/half.h"  // EMBER_HOST_DEVICE
+#include "ember/small_vector.h"
 #include "ember/tensor.h"
 
 #if defined(__CUDACC__)
@@ -31,6 +31,14 @@ namespace ember::cuda {
 
 // Dims left after coalescing beyond this are not supported (a clear error).
 constexpr int kMaxElementwiseDims = 12;
+// The host-side geometry keeps up to kMaxElementwiseDims dims and kInlineOperands
+// operands inline, so describing a launch costs no heap allocation (more operands, or
+// more dims before coalescing, spill to the heap and still work).
+constexpr size_t kInlineOperands = 4;
+using GeometrySizes = SmallVector<int64_t, kMaxElementwiseDims>;
+using ByteStrides = SmallVector<int64_t, kMaxElementwiseDims>;       // one operand's, per dim
+using OperandStrides = SmallVector<ByteStrides, kInlineOperands>;     // [operand][dim]
+using OperandBytes = SmallVector<char*, kInlineOperands>;             // per operand
 
 // n / d and n % d for a fixed d by a multiply-high and a shift (Granlund and
 // Montgomery). Valid for 0 <= n < 2^31 and 1 <= d < 2^31.
@@ -81,9 +89,9 @@ EMBER_UNROLL
 // The coalesced geometry of the operands, on the host: sizes outermost first and
 // one byte stride per operand and dim, plus each operand's base pointer.
 struct ElementwiseGeometry {
-  std::vector<int64_t> sizes;
-  std::vector<std::vector<int64_t>> strides;  // [dim][operand], bytes
-  std::vector<char*> base;                    // per operand
+  GeometrySizes sizes;
+  SmallVector<SmallVector<int64_t, kInlineOperands>, kMaxElementwiseDims> strides;  // [dim][operand], bytes
+  OperandBytes base;                                                                 // per operand
   int64_t numel() const {
     int64_t n = 1;
     for (int64_t s : sizes) n *= s;
@@ -96,17 +104,37 @@ struct ElementwiseGeometry {
 
 // sizes: the output's shape. operand_strides[k]: operand k's strides in bytes,
 // already broadcast to `sizes` (0 where it broadcasts). Drops size-1 dims and merges.
-ElementwiseGeometry coalesce(const std::vector<int64_t>& sizes,
-                             const std::vector<std::vector<int64_t>>& operand_strides,
-                             const std::vector<char*>& base);
+ElementwiseGeometry coalesce(const GeometrySizes& sizes, const OperandStrides& operand_strides,
+                             const OperandBytes& base);
 
 // t's strides in bytes, broadcast to `sizes` (0 where t broadcasts).
-std::vector<int64_t> broadcast_byte_strides(const Tensor& t, const DimVector& sizes);
+ByteStrides broadcast_byte_strides(const Tensor& t, const DimVector& sizes);
+
+namespace offsets_detail {
+constexpr int64_t kMax32 = (int64_t(1) << 31) - 1;
+// g with dim 0 restricted to [begin, begin + count).
+ElementwiseGeometry slice_outer(const ElementwiseGeometry& g, int64_t begin, int64_t count);
+// g without dim 0, at index i of it.
+ElementwiseGeometry drop_outer(const ElementwiseGeometry& g, int64_t i);
+}  // namespace offsets_detail
 
 // Calls part(g) for pieces of g that each have fewer than 2^31 elements, with base
-// pointers moved to each piece; a g that fits is passed on whole.
-void for_each_32bit_part(const ElementwiseGeometry& g,
-                         const std::function<void(const ElementwiseGeometry&)>& part);
+// pointers moved to each piece; a g that fits is passed on whole. (A template, not a
+// std::function, so that a launch allocates nothing.)
+template <typename Part>
+void for_each_32bit_part(const ElementwiseGeometry& g, const Part& part) {
+  using namespace offsets_detail;
+  if (g.numel() <= kMax32) return part(g);
+  int64_t inner = 1;
+  for (size_t d = 1; d < g.sizes.size(); ++d) inner *= g.sizes[d];
+  if (inner > kMax32) {  // even one step of dim 0 is too big: recurse into each
+    for (int64_t i = 0; i < g.sizes[0]; ++i) for_each_32bit_part(drop_outer(g, i), part);
+    return;
+  }
+  const int64_t rows = kMax32 / inner;  // steps of dim 0 per part
+  for (int64_t begin = 0; begin < g.sizes[0]; begin += rows)
+    part(slice_outer(g, begin, std::min(rows, g.sizes[0] - begin)));
+}
 
 // The device-side description of a geometry that fits in 32-bit indices (a part
 // from for_each_32bit_part) with NOps operands and at most kMaxElementwiseDims dims.

@@ -90,21 +90,12 @@ Tensor input_gates(Cell cell, const Tensor& x, const Weights& w) {
 
 // One time step from the step's input gates gx [B, G*H] and the state [B, H].
 State step(Cell cell, const Tensor& gx, const State& s, const Weights& w) {
-  const int64_t H = s.h.size(1);
   switch (cell) {
     case Cell::LSTM: {
-      // One sigmoid over all four gates (g's part unused) costs less than three calls.
-      Tensor gates = addmm(gx, s.h, w.w_hh.t());
-      Tensor act = sigmoid(gates);
-      Tensor c = act.narrow(1, H, H) * s.c + act.narrow(1, 0, H) * tanh(gates.narrow(1, 2 * H, H));
-      return {act.narrow(1, 3 * H, H) * tanh(c), c};
+      auto [h, c] = lstm_cell_fused(addmm(gx, s.h, w.w_hh.t()), s.c);
+      return {h, c};
     }
-    case Cell::GRU: {
-      Tensor gh = linear(s.h, w.w_hh, w.b_hh);
-      Tensor rz = sigmoid(gx.narrow(1, 0, 2 * H) + gh.narrow(1, 0, 2 * H));
-      Tensor n = tanh(gx.narrow(1, 2 * H, H) + rz.narrow(1, 0, H) * gh.narrow(1, 2 * H, H));
-      return {n + rz.narrow(1, H, H) * (s.h - n), {}};  // (1 - z) n + z h
-    }
+    case Cell::GRU: return {gru_cell_fused(gx, linear(s.h, w.w_hh, w.b_hh), s.h), {}};
     case Cell::RNN_TANH: return {tanh(addmm(gx, s.h, w.w_hh.t())), {}};
     case Cell::RNN_RELU: return {relu(addmm(gx, s.h, w.w_hh.t())), {}};
   }

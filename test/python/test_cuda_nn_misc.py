@@ -186,3 +186,23 @@ def test_interpolate_uint8_nearest_large_upsample_and_empty_batch():
     check_against_cpu(lambda x: F.interpolate(x, scale_factor=40.0, mode="linear", align_corners=True),
                       randn(1, 2, 3), grad=True)
     check_against_cpu(lambda x: F.interpolate(x, size=(3, 3), mode="bilinear"), randn(0, 2, 4, 4), grad=True)
+
+
+# ---- the fused LSTM step -----------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+def test_lstm_cell_and_sequence(dtype):
+    B, I, H = 6, 5, 7
+    atol = 1e-2 if dtype in (ember.float16, ember.bfloat16) else 1e-5
+    cell = lambda x, h, c, *w: ember._C.lstm_cell(x, [h, c], *w)  # noqa: E731
+    check_against_cpu(cell, randn(B, I, dtype=dtype), randn(B, H, dtype=dtype), randn(B, H, dtype=dtype),
+                      randn(4 * H, I, dtype=dtype), randn(4 * H, H, dtype=dtype), randn(4 * H, dtype=dtype),
+                      randn(4 * H, dtype=dtype), grad=True, atol=atol, rtol=atol)
+    lstm = lambda x, *p: ember._C._lstm(x, None, list(p), True, 1, 0.0, False, False, True)  # noqa: E731
+    check_against_cpu(lstm, randn(3, 4, I, dtype=dtype), randn(4 * H, I, dtype=dtype),
+                      randn(4 * H, H, dtype=dtype), randn(4 * H, dtype=dtype), randn(4 * H, dtype=dtype),
+                      grad=True, atol=atol * 5, rtol=atol * 5)
+    gru = lambda x, h, *w: ember._C.gru_cell(x, h, *w)  # noqa: E731
+    check_against_cpu(gru, randn(B, I, dtype=dtype), randn(B, H, dtype=dtype), randn(3 * H, I, dtype=dtype),
+                      randn(3 * H, H, dtype=dtype), randn(3 * H, dtype=dtype), randn(3 * H, dtype=dtype),
+                      grad=True, atol=atol, rtol=atol)

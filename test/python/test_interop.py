@@ -370,3 +370,56 @@ def test_dlpack_torch_lifetime():
         back = torch.from_dlpack(e)
         del e
         assert back.sum().item() == 100.0 * i
+
+
+class _FakeCudaProducer:
+    """A DLPack producer that says its memory is on a CUDA device."""
+
+    def __dlpack_device__(self):
+        return (2, 0)
+
+    def __dlpack__(self, **kwargs):
+        raise AssertionError("a build that cannot use CUDA memory must refuse before asking")
+
+
+@pytest.mark.skipif(ember.cuda.is_built(), reason="checks a build without the CUDA backend")
+def test_dlpack_cuda_memory_needs_a_cuda_build():
+    with pytest.raises(BufferError, match=r"device type 2 \(CUDA\); ember was built without"):
+        ember.from_dlpack(_FakeCudaProducer())
+
+
+def test_dlpack_cpu_tensor_refuses_a_stream():
+    t = ember.ones(2)
+    with pytest.raises(BufferError, match="stream must be None for a CPU tensor"):
+        t.__dlpack__(stream=5)
+    assert ember.from_dlpack(t.__dlpack__(stream=-1)).tolist() == [1.0, 1.0]
+
+
+@pytest.mark.cuda
+def test_dlpack_cuda_tensors_with_torch_both_ways():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch has no CUDA here")
+    t = ember.arange(12, dtype=ember.float32, device="cuda").reshape(3, 4)[:, 1:]
+    tt = torch.from_dlpack(t)  # torch passes its current stream: ours must be waited for
+    assert tt.is_cuda and tt.tolist() == t.cpu().tolist()
+    tt.add_(1)  # shared memory
+    assert t.cpu().tolist() == tt.tolist()
+    src = torch.arange(6, dtype=torch.float64, device="cuda").reshape(2, 3).t()
+    e = ember.from_dlpack(src)
+    assert e.device == ember.device("cuda", 0) and e.shape == (3, 2)
+    assert e.cpu().tolist() == src.tolist()
+    e.mul_(2)
+    ember.cuda.synchronize()
+    assert src.tolist() == e.cpu().tolist()
+    side = ember.cuda.Stream()
+    with ember.cuda.stream(side):  # a non-default current stream is handed to torch
+        e2 = ember.from_dlpack(torch.ones(4, device="cuda"))
+        assert (e2 * 3).sum().item() == 12.0
+
+
+@pytest.mark.skipif(not ember.cuda.is_built() or ember.cuda.is_available(),
+                    reason="checks a CUDA build on a machine without a GPU")
+def test_dlpack_cuda_memory_without_a_gpu_says_so():
+    with pytest.raises(RuntimeError, match="no CUDA GPU is available"):
+        ember.from_dlpack(_FakeCudaProducer())

@@ -411,3 +411,50 @@ def test_cells_match_torch(kind):
         t_h = mod(x, h)
         e_h = getattr(C, kind + "_cell")(from_torch(x), from_torch(h), *w)
     np.testing.assert_allclose(to_numpy(e_h), t_h.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+# ---- the fused LSTM step (lstm_cell_fused, lib/core/rnn_cell_math.h) -------------------------------
+
+@pytest.mark.parametrize("which", [0, 1])
+def test_lstm_cell_gradient_of_one_output_only(which):
+    # The fused backward gets an undefined gradient for the unused output: zeros.
+    B, I, H = 3, 2, 4
+    x, h, c = leaf(B, I), leaf(B, H), leaf(B, H)
+    w = [leaf(4 * H, I), leaf(4 * H, H), leaf(4 * H), leaf(4 * H)]
+    assert gradcheck(lambda x, h, c, *w: C.lstm_cell(x, [h, c], *w)[which], [x, h, c] + w)
+    assert gradgradcheck(lambda x, h, c, *w: C.lstm_cell(x, [h, c], *w)[which], [x, h, c] + w)
+
+
+@pytest.mark.parametrize("dtype", [ember.float16, ember.bfloat16])
+@pytest.mark.parametrize("kind", ["lstm", "gru"])
+def test_fused_cells_low_precision_compute_in_float32(kind, dtype):
+    B, I, H, G = 5, 3, 6, GATES[kind]
+    args = [randn(B, I), randn(B, H), randn(B, H), randn(G * H, I), randn(G * H, H), randn(G * H),
+            randn(G * H)]
+    low = [to_ember(a).to(dtype) for a in args]
+    ref = [t.float() for t in low]  # the same rounded inputs, in float32
+
+    def run(t):
+        if kind == "lstm":
+            return C.lstm_cell(t[0], [t[1], t[2]], *t[3:])
+        return (C.gru_cell(t[0], t[1], *t[3:]),)
+
+    tol = 2e-2 if dtype == ember.bfloat16 else 4e-3
+    for got, want in zip(run(low), run(ref)):
+        assert got.dtype == dtype
+        # The gate matmuls round their results to the low dtype before the fused step.
+        np.testing.assert_allclose(to_numpy(got), to_numpy(want), atol=tol * 4, rtol=tol)
+
+
+@pytest.mark.parametrize("kind", ["lstm", "gru"])
+def test_fused_cells_match_the_reference_on_many_rows(kind):
+    # Enough cells for several threads' rows; the values still match the float64 reference.
+    params = make_params(kind, 8, 64, 1, False, True)
+    x, h0 = randn(3, 700, 8), np.zeros((1, 700, 64))
+    ours = [to_ember(p) for p in params]
+    if kind == "lstm":
+        out = C._lstm(to_ember(x), None, ours, True, 1, 0.0, False, False, False)[0]
+    else:
+        out = C._gru(to_ember(x), None, ours, True, 1, 0.0, False, False, False)[0]
+    exp = ref_sequence(kind, x, h0, h0, params, True, 1, False)
+    np.testing.assert_allclose(to_numpy(out), exp[0], rtol=1e-10, atol=1e-12)

@@ -123,4 +123,13 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, const IntList& input_size,
 // [C, H, W]; the output size is grad_output's.
 Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, const IntList& input_size);
 
+// lstm_cell_fused's backward: the gradients wrt gates [B, 4H] and c [B, H], given those
+// wrt h' and c' (either may be undefined: zero) and the forward's gates, c and c'.
+std::tuple<Tensor, Tensor> lstm_cell_fused_backward(const Tensor& grad_h, const Tensor& grad_c,
+                                                    const Tensor& gates, const Tensor& c,
+                                                    const Tensor& c_new);
+// gru_cell_fused's backward: the gradients wrt gx, gh (both [B, 3H]) and h [B, H].
+std::tuple<Tensor, Tensor, Tensor> gru_cell_fused_backward(const Tensor& grad_h, const Tensor& gx,
+                                                           const Tensor& gh, const Tensor& h);
+
 }  // namespace ember

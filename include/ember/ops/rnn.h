@@ -15,6 +15,16 @@ namespace ember {
 
 // ---- one time step (lib/ops/rnn.cpp) ------------------------------------------------------
 // input [B, input_size], hidden states [B, H]; biases may be undefined (no bias).
+// The pointwise part of one LSTM step in one pass (PyTorch's _thnn_fused_lstm_cell):
+// gates [B, 4H] are the pre-activations x W_ih^T + h W_hh^T + biases, in the order
+// (i, f, g, o); c [B, H] the previous cell state. Returns (h', c'). lstm and lstm_cell
+// run on it.
+std::tuple<Tensor, Tensor> lstm_cell_fused(const Tensor& gates, const Tensor& c);
+// The pointwise part of one GRU step in one pass (PyTorch's _thnn_fused_gru_cell):
+// gx = x W_ih^T + b_ih and gh = h W_hh^T + b_hh, both [B, 3H] in the order (r, z, n);
+// h [B, H]. Returns h'.
+Tensor gru_cell_fused(const Tensor& gx, const Tensor& gh, const Tensor& h);
+
 // lstm_cell: hx = {h, c}; returns (h', c').
 std::tuple<Tensor, Tensor> lstm_cell(const Tensor& input, const TensorList& hx, const Tensor& w_ih,
                                      const Tensor& w_hh, const Tensor& b_ih = {},

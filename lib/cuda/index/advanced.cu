@@ -87,7 +87,7 @@ void index_put_kernel(OpCall& c) {
   const Tensor& sv = plan.views.self_view;
   const Tensor& ov = plan.views.offsets_view;
   if (sv.numel() == 0) return;
-  const std::array<std::vector<int64_t>, 3> strides{
+  const std::array<ByteStrides, 3> strides{
       byte_strides(sv), broadcast_byte_strides(values, sv.sizes()), byte_strides(ov)};
   const std::array<char*, 3> bases{bytes_of(sv), bytes_of(values), bytes_of(ov)};
   if (!accumulate) {

@@ -48,7 +48,7 @@ void nonzero_kernel(OpCall& c) {
   LaunchContext ctx(self);
   Tensor flags = empty(IntList{numel}, longs), pos = empty(IntList{numel}, longs);
   // flags over self's shape: contiguous, row-major.
-  std::vector<int64_t> flag_strides(static_cast<size_t>(nd));
+  ByteStrides flag_strides(static_cast<size_t>(nd));
   for (int64_t d = nd - 1, s = 8; d >= 0; --d) {
     flag_strides[d] = s;
     s *= self.size(d);

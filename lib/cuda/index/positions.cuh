@@ -64,14 +64,14 @@ __global__ void positions_kernel(OffsetCalculator<N> calc, OperandBases<N> bases
 // fewer than 2^31 (32-bit offsets math, offset_calculator.h).
 template <int N, typename F>
 void for_each_position(cudaStream_t stream, const DimVector& sizes,
-                       const std::array<std::vector<int64_t>, N>& strides,
+                       const std::array<ByteStrides, N>& strides,
                        const std::array<char*, N>& bases, const F& f) {
   int64_t numel = 1;
   for (int64_t s : sizes) numel *= s;
   if (numel == 0) return;
-  ElementwiseGeometry g = coalesce(std::vector<int64_t>(sizes.begin(), sizes.end()),
-                                   std::vector<std::vector<int64_t>>(strides.begin(), strides.end()),
-                                   std::vector<char*>(bases.begin(), bases.end()));
+  ElementwiseGeometry g = coalesce(GeometrySizes(sizes.begin(), sizes.end()),
+                                   OperandStrides(strides.begin(), strides.end()),
+                                   OperandBytes(bases.begin(), bases.end()));
   for_each_32bit_part(g, [&](const ElementwiseGeometry& part) {
     OperandBases<N> b;
     for (int k = 0; k < N; ++k) b.p[k] = part.base[k];
@@ -83,8 +83,8 @@ void for_each_position(cudaStream_t stream, const DimVector& sizes,
 }
 
 // t's strides in bytes over its own dims with dim `zero` (-1: none) set to 0.
-inline std::vector<int64_t> byte_strides(const Tensor& t, int64_t zero = -1) {
-  std::vector<int64_t> s(static_cast<size_t>(t.dim()));
+inline ByteStrides byte_strides(const Tensor& t, int64_t zero = -1) {
+  ByteStrides s(static_cast<size_t>(t.dim()));
   for (int64_t d = 0; d < t.dim(); ++d) s[d] = d == zero ? 0 : t.stride(d) * t.element_size();
   return s;
 }

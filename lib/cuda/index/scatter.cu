@@ -36,7 +36,7 @@ struct ScatterArgs {
 };
 
 struct ScatterLaunch {
-  std::array<std::vector<int64_t>, 3> strides;
+  std::array<ByteStrides, 3> strides;
   std::array<char*, 3> bases;
   int64_t size, step;  // self's size along dim and its byte stride there
   DeviceErrorReporter err;
@@ -46,7 +46,7 @@ ScatterLaunch prepare(const ScatterArgs& a) {
   ScatterLaunch l;
   const bool has_src = a.src.defined();
   l.strides = {byte_strides(a.self, a.dim), byte_strides(a.index),
-               has_src ? byte_strides(a.src) : std::vector<int64_t>(a.index.dim(), 0)};
+               has_src ? byte_strides(a.src) : ByteStrides(static_cast<size_t>(a.index.dim()), 0)};
   l.bases = {bytes_of(a.self), bytes_of(a.index), has_src ? bytes_of(a.src) : bytes_of(a.index)};
   l.size = a.self.size(a.dim);
   l.step = a.self.stride(a.dim) * a.self.element_size();

@@ -10,6 +10,7 @@
 // extra check, "more than 1 value per channel / group", is F.*'s ValueError
 // on the Python call and was passed when the node was traced.)
 #include "ember/ops/nn.h"
+#include "ember/ops/rnn.h"
 #include "jit/invokers/invoke_util.h"
 
 namespace ember::jit {
@@ -47,6 +48,15 @@ EMBER_REGISTER_INVOKER(layer_norm, [](const InvokeArgs& a) -> std::vector<Tensor
 EMBER_REGISTER_INVOKER(group_norm, [](const InvokeArgs& a) -> std::vector<Tensor> {
   return as_outputs(native_group_norm(a.tensor(0), a.integer(0), a.opt_tensor(1), a.opt_tensor(2),
                                       a.real(1)));
+});
+
+// in: gates [B, 4H], c [B, H]. out: h', c' (an LSTM step; lstm and lstm_cell record it).
+EMBER_REGISTER_INVOKER(lstm_cell_fused, [](const InvokeArgs& a) -> std::vector<Tensor> {
+  return as_outputs(lstm_cell_fused(a.tensor(0), a.tensor(1)));
+});
+// in: gx [B, 3H], gh [B, 3H], h [B, H]. out: h' (a GRU step).
+EMBER_REGISTER_INVOKER(gru_cell_fused, [](const InvokeArgs& a) -> std::vector<Tensor> {
+  return {gru_cell_fused(a.tensor(0), a.tensor(1), a.tensor(2))};
 });
 
 // ---- dropout, embedding, one_hot ----------------------------------------------------------------

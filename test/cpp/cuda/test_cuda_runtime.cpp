@@ -342,3 +342,27 @@ TEST_CASE("pinned memory: pin_memory, is_pinned, non_blocking copies", "[cuda]")
   check_same(back, host.t());
   CHECK(memory_stats(kCuda).allocated_bytes > 0);
 }
+
+TEST_CASE("from_blob views CUDA memory and refuses host memory as CUDA's", "[cuda]") {
+  std::vector<float> host(4, 1.0f);
+  if (!cuda::is_available()) {
+    CHECK_THROWS_WITH(from_blob(host.data(), {4}, nullptr, TensorOptions(kFloat32).device(kCuda)),
+                      Catch::Contains(cuda::is_built() ? "no CUDA GPU" : "built without CUDA"));
+    WARN("skipped: the rest needs a GPU");
+    return;
+  }
+  Tensor owner = arange(6, TensorOptions(kFloat32).device(kCuda));
+  bool released = false;
+  {
+    Tensor view = from_blob(owner.data_ptr(), {2, 3}, [&](void*) { released = true; },
+                            TensorOptions(kFloat32).device(Device(DeviceType::CUDA)));
+    CHECK(view.device() == kCuda);
+    view.mul_(2);
+    check_same(owner.cpu(), arange(6, TensorOptions(kFloat32)) * 2);
+  }
+  CHECK(released);
+  CHECK_THROWS_AS(from_blob(host.data(), {4}, nullptr, TensorOptions(kFloat32).device(kCuda)),
+                  ValueError);
+  CHECK_THROWS_WITH(from_blob(host.data(), {4}, nullptr, TensorOptions(kFloat32).device(kCuda)),
+                    Catch::Contains("is not CUDA device memory"));
+}

@@ -37,7 +37,7 @@ namespace {
 
 // Byte offsets of element `linear` of t (broadcast to `sizes`), computed plainly.
 int64_t plain_offset(const Tensor& t, const DimVector& sizes, int64_t linear) {
-  std::vector<int64_t> strides = broadcast_byte_strides(t, sizes);
+  ByteStrides strides = broadcast_byte_strides(t, sizes);
   int64_t off = 0;
   for (int64_t d = int64_t(sizes.size()) - 1; d >= 0; --d) {
     off += (linear % sizes[d]) * strides[d];
@@ -48,10 +48,9 @@ int64_t plain_offset(const Tensor& t, const DimVector& sizes, int64_t linear) {
 
 void check_offsets(const Tensor& out, const Tensor& in) {
   const DimVector& sizes = out.sizes();
-  std::vector<std::vector<int64_t>> strides{broadcast_byte_strides(out, sizes),
-                                            broadcast_byte_strides(in, sizes)};
+  OperandStrides strides{broadcast_byte_strides(out, sizes), broadcast_byte_strides(in, sizes)};
   char* base = nullptr;
-  ElementwiseGeometry g = coalesce(std::vector<int64_t>(sizes.begin(), sizes.end()), strides, {base, base});
+  ElementwiseGeometry g = coalesce(GeometrySizes(sizes.begin(), sizes.end()), strides, {base, base});
   REQUIRE(g.numel() == out.numel());
   auto calc = make_offset_calculator<2>(g);
   for (int64_t i = 0; i < out.numel(); ++i) {
@@ -69,10 +68,9 @@ TEST_CASE("coalesced offsets match plain strided indexing", "[cuda][offsets]") {
   Tensor out = empty({3, 4, 5});
   SECTION("contiguous operands merge into one dim") {
     Tensor in = empty({3, 4, 5});
-    std::vector<std::vector<int64_t>> s{broadcast_byte_strides(out, out.sizes()),
-                                        broadcast_byte_strides(in, out.sizes())};
+    OperandStrides s{broadcast_byte_strides(out, out.sizes()), broadcast_byte_strides(in, out.sizes())};
     ElementwiseGeometry g = coalesce({3, 4, 5}, s, {nullptr, nullptr});
-    REQUIRE(g.sizes == std::vector<int64_t>{60});
+    REQUIRE(g.sizes == GeometrySizes{60});
     check_offsets(out, in);
   }
   SECTION("a transposed input") { check_offsets(out, empty({5, 4, 3}).permute({2, 1, 0})); }

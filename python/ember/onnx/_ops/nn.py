@@ -170,6 +170,38 @@ def _one_hot(ctx, node):
     ctx.emit("OneHot", [ctx.input(node, 0), depth, off_on], [ctx.out(node)], axis=-1)
 
 
+@converts("lstm_cell_fused")
+def _lstm_cell_fused(ctx, node):
+    """One LSTM step's pointwise part: gates [B, 4H] (i, f, g, o) and c [B, H] give
+    h' = sigmoid(o) tanh(c'), c' = sigmoid(f) c + sigmoid(i) tanh(g)."""
+    hidden = ctx.sizes(node.inputs[1])[1]
+    gates, c = ctx.input(node, 0), ctx.input(node, 1)
+    i, f, g, o = ctx.emit("Split", [gates, ctx.ints([hidden] * 4, "split")],
+                          [ctx.fresh(n) for n in ("gate_i", "gate_f", "gate_g", "gate_o")], axis=1)
+    kept = ctx.emit("Mul", [ctx.emit("Sigmoid", [f]), c])
+    added = ctx.emit("Mul", [ctx.emit("Sigmoid", [i]), ctx.emit("Tanh", [g])])
+    c_new = ctx.emit("Add", [kept, added], [ctx.out(node, 1)])
+    ctx.emit("Mul", [ctx.emit("Sigmoid", [o]), ctx.emit("Tanh", [c_new])], [ctx.out(node, 0)])
+
+
+@converts("gru_cell_fused")
+def _gru_cell_fused(ctx, node):
+    """One GRU step's pointwise part: gx, gh [B, 3H] (r, z, n) and h [B, H] give
+    h' = n + z (h - n), r = sigmoid(gx_r + gh_r), z = sigmoid(gx_z + gh_z),
+    n = tanh(gx_n + r gh_n)."""
+    hidden = ctx.sizes(node.inputs[2])[1]
+    split = ctx.ints([hidden] * 3, "split")
+    xr, xz, xn = ctx.emit("Split", [ctx.input(node, 0), split],
+                          [ctx.fresh(n) for n in ("gx_r", "gx_z", "gx_n")], axis=1)
+    hr, hz, hn = ctx.emit("Split", [ctx.input(node, 1), split],
+                          [ctx.fresh(n) for n in ("gh_r", "gh_z", "gh_n")], axis=1)
+    r = ctx.emit("Sigmoid", [ctx.emit("Add", [xr, hr])])
+    z = ctx.emit("Sigmoid", [ctx.emit("Add", [xz, hz])])
+    n = ctx.emit("Tanh", [ctx.emit("Add", [xn, ctx.emit("Mul", [r, hn])])])
+    diff = ctx.emit("Sub", [ctx.input(node, 2), n])
+    ctx.emit("Add", [n, ctx.emit("Mul", [z, diff])], [ctx.out(node)])
+
+
 @converts("dropout")
 def _dropout(ctx, node):
     ctx.fail(node, "dropout in training mode draws random numbers; call .eval() before "

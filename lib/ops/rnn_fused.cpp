@@ -1,0 +1,97 @@
+// The fused pointwise parts of an LSTM and a GRU step and their backward: argument
+// checks, then one dispatched op each (kernels: lib/cpu/rnn_cell.cpp,
+// lib/cuda/nn/rnn_cell.cu; the per-element formulas: lib/core/rnn_cell_math.h). The
+// recurrent layers (rnn.cpp) run on them, so a step costs its matmul and one pass
+// instead of about ten ops.
+#include "dispatch/dispatcher.h"
+#include "ember/ops/factories.h"
+#include "ember/ops/nn_backward.h"
+#include "ember/ops/rnn.h"
+#include "ops/nn_checks.h"
+
+namespace ember {
+
+using namespace nn_checks;
+
+namespace {
+
+// gates [B, 4H] and a state [B, H] of gates' dtype; returns H.
+int64_t check_gates_and_state(const Tensor& gates, const Tensor& c, const char* op) {
+  check_defined(gates, op, "gates");
+  check_defined(c, op, "c");
+  check_floating(gates, op, "gates");
+  EMBER_CHECK(gates.dim() == 2 && gates.size(1) % 4 == 0, op, ": expected gates of shape "
+              "[batch, 4 * hidden_size], got ", describe(gates));
+  const int64_t H = gates.size(1) / 4;
+  EMBER_CHECK(c.dim() == 2 && c.size(0) == gates.size(0) && c.size(1) == H, op, ": expected c of "
+              "shape [", gates.size(0), ", ", H, "] for gates ", describe(gates), ", got ", describe(c));
+  EMBER_CHECK(c.dtype() == gates.dtype(), op, ": expected c of dtype ", dtype_name(gates.dtype()),
+              " (the gates'), got ", dtype_name(c.dtype()));
+  return H;
+}
+
+// gx and gh [B, 3H] and h [B, H], one dtype.
+void check_gru_operands(const Tensor& gx, const Tensor& gh, const Tensor& h, const char* op) {
+  check_defined(gx, op, "gx");
+  check_defined(gh, op, "gh");
+  check_defined(h, op, "h");
+  check_floating(gx, op, "gx");
+  EMBER_CHECK(gx.dim() == 2 && gx.size(1) % 3 == 0, op, ": expected gx of shape "
+              "[batch, 3 * hidden_size], got ", describe(gx));
+  EMBER_CHECK(gh.sizes() == gx.sizes() && gh.dtype() == gx.dtype(), op, ": expected gh like gx (",
+              describe(gx), "), got ", describe(gh));
+  EMBER_CHECK(h.dim() == 2 && h.size(0) == gx.size(0) && h.size(1) == gx.size(1) / 3 &&
+                  h.dtype() == gx.dtype(),
+              op, ": expected h of shape [", gx.size(0), ", ", gx.size(1) / 3, "] and dtype ",
+              dtype_name(gx.dtype()), ", got ", describe(h));
+}
+
+}  // namespace
+
+Tensor gru_cell_fused(const Tensor& gx, const Tensor& gh, const Tensor& h) {
+  check_gru_operands(gx, gh, h, "gru_cell_fused");
+  OpCall call(OpId::gru_cell_fused, {gx.contiguous(), gh.contiguous(), h.contiguous()}, {});
+  return dispatch_one(call);
+}
+
+std::tuple<Tensor, Tensor, Tensor> gru_cell_fused_backward(const Tensor& grad_h, const Tensor& gx,
+                                                           const Tensor& gh, const Tensor& h) {
+  const char* op = "gru_cell_fused_backward";
+  check_gru_operands(gx, gh, h, op);
+  check_defined(grad_h, op, "grad_h");
+  EMBER_CHECK(grad_h.sizes() == h.sizes() && grad_h.dtype() == h.dtype(), op, ": expected grad_h "
+              "like h (", describe(h), "), got ", describe(grad_h));
+  OpCall call(OpId::gru_cell_fused_backward,
+              {grad_h.contiguous(), gx.contiguous(), gh.contiguous(), h.contiguous()}, {});
+  dispatch(call);
+  return {call.outputs[0], call.outputs[1], call.outputs[2]};
+}
+
+std::tuple<Tensor, Tensor> lstm_cell_fused(const Tensor& gates, const Tensor& c) {
+  check_gates_and_state(gates, c, "lstm_cell_fused");
+  OpCall call(OpId::lstm_cell_fused, {gates.contiguous(), c.contiguous()}, {});
+  dispatch(call);
+  return {call.outputs[0], call.outputs[1]};
+}
+
+std::tuple<Tensor, Tensor> lstm_cell_fused_backward(const Tensor& grad_h, const Tensor& grad_c,
+                                                    const Tensor& gates, const Tensor& c,
+                                                    const Tensor& c_new) {
+  const char* op = "lstm_cell_fused_backward";
+  check_gates_and_state(gates, c, op);
+  auto state_like = [&](const Tensor& t, const char* name) {
+    if (!t.defined()) return zeros_like(c);
+    EMBER_CHECK(t.sizes() == c.sizes() && t.dtype() == c.dtype(), op, ": expected ", name,
+                " like c (", describe(c), "), got ", describe(t));
+    return t.contiguous();
+  };
+  check_defined(c_new, op, "c_new");
+  OpCall call(OpId::lstm_cell_fused_backward,
+              {state_like(grad_h, "grad_h"), state_like(grad_c, "grad_c"), gates.contiguous(),
+               c.contiguous(), state_like(c_new, "c_new")},
+              {});
+  dispatch(call);
+  return {call.outputs[0], call.outputs[1]};
+}
+
+}  // namespace ember
