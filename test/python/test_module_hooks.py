@@ -323,3 +323,14 @@ def test_to_empty_and_type():
         assert bn.num_batches_tracked.dtype == lib.float64  # type() casts every tensor, as torch
     assert enn.Linear(1, 1).type("ember.DoubleTensor").weight.dtype == ember.float64
     assert tnn.Linear(1, 1).type("torch.DoubleTensor").weight.dtype == torch.float64
+
+
+def test_module_pickled_without_new_hook_tables_still_runs():
+    m = enn.Sequential(enn.Linear(2, 2))
+    state = dict(m.__dict__)
+    for name in ("_backward_hooks", "_backward_pre_hooks", "_state_dict_pre_hooks"):
+        del state[name]
+    old = enn.Sequential.__new__(enn.Sequential)
+    old.__setstate__(state)
+    assert tuple(old(ember.ones(1, 2)).shape) == (1, 2)
+    assert list(old.state_dict()) == ["0.weight", "0.bias"]

@@ -167,15 +167,25 @@ class _BackwardHook:
 class ModuleHooksMixin:
     """Module's hook registration and the forward / backward hook calls around forward."""
 
+    _HOOK_DICTS = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks",
+                   "_state_dict_hooks", "_state_dict_pre_hooks", "_load_state_dict_pre_hooks",
+                   "_load_state_dict_post_hooks")
+    _HOOK_SETS = ("_forward_hooks_with_kwargs", "_forward_hooks_always_called",
+                  "_forward_pre_hooks_with_kwargs")
+
     def _init_hooks(self):
-        set_ = object.__setattr__
-        for name in ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks",
-                     "_state_dict_hooks", "_state_dict_pre_hooks", "_load_state_dict_pre_hooks",
-                     "_load_state_dict_post_hooks"):
-            set_(self, name, OrderedDict())
-        for name in ("_forward_hooks_with_kwargs", "_forward_hooks_always_called",
-                     "_forward_pre_hooks_with_kwargs"):
-            set_(self, name, set())
+        for name in self._HOOK_DICTS:
+            object.__setattr__(self, name, OrderedDict())
+        for name in self._HOOK_SETS:
+            object.__setattr__(self, name, set())
+
+    def __setstate__(self, state):
+        # A module pickled before some hook table existed gets it empty (as torch does).
+        self.__dict__.update(state)
+        for name in self._HOOK_DICTS:
+            self.__dict__.setdefault(name, OrderedDict())
+        for name in self._HOOK_SETS:
+            self.__dict__.setdefault(name, set())
 
     # ---- forward hooks ---------------------------------------------------------------
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
