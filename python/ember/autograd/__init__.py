@@ -46,3 +46,4 @@ def _register_hook(self, hook):
 
 
 _C.Tensor.register_hook = _register_hook
+from . import functional  # noqa: F401,E402

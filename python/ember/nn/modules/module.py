@@ -6,7 +6,6 @@ traversals, state_dict and conversions walk them. Nothing here computes:
 forward() of each layer calls ember's C++ ops.
 """
 import itertools
-import weakref
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
@@ -14,6 +13,7 @@ from ... import _C
 from ..._C import Tensor
 from ...autograd import no_grad
 from ..parameter import Parameter
+from ._hooks import ModuleHooksMixin, RemovableHandle  # noqa: F401 (RemovableHandle: torch's place)
 
 __all__ = ["Module"]
 
@@ -49,27 +49,6 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
         return super().__repr__()
 
     __str__ = __repr__
-
-
-class RemovableHandle:
-    """A handle that removes the hook it was returned for (also as a context manager)."""
-
-    _next_id = itertools.count()
-
-    def __init__(self, hooks_dict):
-        self.hooks_dict_ref = weakref.ref(hooks_dict)
-        self.id = next(RemovableHandle._next_id)
-
-    def remove(self):
-        hooks_dict = self.hooks_dict_ref()
-        if hooks_dict is not None and self.id in hooks_dict:
-            del hooks_dict[self.id]
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
 
 
 def _check_member_name(kind, name, module, table):
@@ -111,7 +90,27 @@ def _parse_to(*args, **kwargs):
     return device, dtype, non_blocking
 
 
-class Module:
+_EXTRA_STATE_KEY_SUFFIX = "_extra_state"
+
+
+_LEGACY_TYPES = {"FloatTensor": "float32", "DoubleTensor": "float64", "HalfTensor": "float16",
+                 "BFloat16Tensor": "bfloat16", "LongTensor": "int64", "IntTensor": "int32",
+                 "ShortTensor": "int16", "CharTensor": "int8", "ByteTensor": "uint8", "BoolTensor": "bool"}
+
+
+def _dtype_from_type(dst_type):
+    """Module.type's argument: a dtype or a legacy type name ('ember.FloatTensor')."""
+    if isinstance(dst_type, _C.dtype):
+        return dst_type
+    if isinstance(dst_type, str):
+        name = dst_type.split(".")[-1]
+        if dst_type.split(".")[0] in ("ember", "torch") and name in _LEGACY_TYPES:
+            return getattr(_C, _LEGACY_TYPES[name])
+        raise ValueError(f"invalid type: '{dst_type}'")
+    raise TypeError(f"type() expects a dtype or a type name, got {_typename(dst_type)}")
+
+
+class Module(ModuleHooksMixin):
     """Base class of all neural network modules (torch.nn.Module)."""
 
     _version = 1
@@ -126,11 +125,7 @@ class Module:
         set_("_buffers", OrderedDict())
         set_("_non_persistent_buffers_set", set())
         set_("_modules", OrderedDict())
-        set_("_forward_hooks", OrderedDict())
-        set_("_forward_hooks_with_kwargs", set())
-        set_("_forward_hooks_always_called", set())
-        set_("_forward_pre_hooks", OrderedDict())
-        set_("_forward_pre_hooks_with_kwargs", set())
+        self._init_hooks()
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(
@@ -319,6 +314,20 @@ class Module:
                 raise AttributeError("`" + item + "` is not an nn.Module")
         return mod
 
+    def set_submodule(self, target, module, strict=False):
+        """Replaces (or, unless strict, adds) the submodule at the dotted path target."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        atoms = target.split(".")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent = self if len(atoms) == 1 else self.get_submodule(".".join(atoms[:-1]))
+        if strict and not hasattr(parent, atoms[-1]):
+            raise AttributeError(parent._get_name() + " has no attribute `" + atoms[-1] + "`")
+        if hasattr(parent, atoms[-1]) and not isinstance(getattr(parent, atoms[-1]), Module):
+            raise AttributeError("`" + atoms[-1] + "` is not an nn.Module")
+        setattr(parent, atoms[-1], module)
+
     def _get_member(self, target, table, kind):
         module_path, _, name = target.rpartition(".")
         mod = self.get_submodule(module_path)
@@ -362,11 +371,12 @@ class Module:
                 p.grad.zero_()
 
     # ---- conversions -----------------------------------------------------------------
-    def _apply(self, fn):
+    def _apply(self, fn, recurse=True):
         """Converts every parameter and buffer with fn, keeping each Parameter object
         (so an optimizer built before .to() still holds the module's parameters)."""
-        for module in self.children():
-            module._apply(fn)
+        if recurse:
+            for module in self.children():
+                module._apply(fn)
         for key, param in self._parameters.items():
             if param is None:
                 continue
@@ -415,6 +425,16 @@ class Module:
     def bfloat16(self):
         return self._cast_floating(_C.bfloat16)
 
+    def type(self, dst_type):
+        """Casts every parameter and buffer (floating or not) to dst_type."""
+        dtype = _dtype_from_type(dst_type)
+        return self._apply(lambda t: t.to(dtype))
+
+    def to_empty(self, *, device, recurse=True):
+        """Moves parameters and buffers to device without copying their values
+        (uninitialized memory of the same shapes and dtypes)."""
+        return self._apply(lambda t: _C.empty_like(t, device=device), recurse=recurse)
+
     def cpu(self):
         return self._apply(lambda t: t.cpu())
 
@@ -430,22 +450,41 @@ class Module:
         for name, buf in self._buffers.items():
             if buf is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = buf if keep_vars else buf.detach()
+        if self._has_extra_state("get_extra_state"):
+            destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
 
     def state_dict(self, *, destination=None, prefix="", keep_vars=False):
         if destination is None:
             destination = OrderedDict()
             destination._metadata = OrderedDict()
+        local_metadata = {"version": self._version}
         if hasattr(destination, "_metadata"):
-            destination._metadata[prefix[:-1]] = {"version": self._version}
+            destination._metadata[prefix[:-1]] = local_metadata
+        for hook in self._state_dict_pre_hooks.values():
+            hook(self, prefix, keep_vars)
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, module in self._modules.items():
             if module is not None:
                 module.state_dict(destination=destination, prefix=prefix + name + ".",
                                   keep_vars=keep_vars)
-        return destination
+        return self._run_state_dict_post_hooks(destination, prefix, local_metadata)
+
+    def get_extra_state(self):
+        """Override (with set_extra_state) to save a picklable value under '<prefix>_extra_state'."""
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be called.")
+
+    def set_extra_state(self, state):
+        """Override (with get_extra_state) to restore what get_extra_state returned."""
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be called.")
+
+    def _has_extra_state(self, name):
+        return getattr(type(self), name) is not getattr(Module, name)
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
                               unexpected_keys, error_msgs, assign=False):
+        for hook in self._load_state_dict_pre_hooks.values():
+            hook(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                 error_msgs)
         persistent = {k: v for k, v in self._buffers.items()
                       if k not in self._non_persistent_buffers_set}
         local_state = {k: v for k, v in itertools.chain(self._parameters.items(),
@@ -479,9 +518,17 @@ class Module:
                                   f"in the model are {param.shape} and whose dimensions in the "
                                   f"checkpoint are {value.shape}, an exception occurred : "
                                   f"{ex.args}.")
+        extra_state_key = prefix + _EXTRA_STATE_KEY_SUFFIX
+        if self._has_extra_state("set_extra_state"):
+            if extra_state_key in state_dict:
+                self.set_extra_state(state_dict[extra_state_key])
+            elif strict:
+                missing_keys.append(extra_state_key)
+        elif strict and extra_state_key in state_dict:
+            unexpected_keys.append(extra_state_key)
         if strict:
             for key in state_dict:
-                if key.startswith(prefix):
+                if key.startswith(prefix) and key != extra_state_key:
                     input_name = key[len(prefix):].split(".", 1)[0]
                     if input_name not in self._modules and input_name not in local_state:
                         unexpected_keys.append(key)
@@ -499,16 +546,22 @@ class Module:
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         missing_keys, unexpected_keys, error_msgs = [], [], []
         metadata = getattr(state_dict, "_metadata", None)
+        # A copy, as torch: load pre-hooks may edit what they see without touching the caller's.
+        state_dict = OrderedDict(state_dict)
 
-        def load(module, prefix=""):
+        def load(module, local_state_dict, prefix=""):
             local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
-            module._load_from_state_dict(state_dict, prefix, local_metadata, True, missing_keys,
+            module._load_from_state_dict(local_state_dict, prefix, local_metadata, True, missing_keys,
                                          unexpected_keys, error_msgs, assign)
             for name, child in module._modules.items():
                 if child is not None:
-                    load(child, prefix + name + ".")
+                    child_prefix = prefix + name + "."
+                    load(child, {k: v for k, v in local_state_dict.items() if k.startswith(child_prefix)},
+                         child_prefix)
+            # The hooks see (and may edit in place) the keys found so far.
+            module._run_load_state_dict_post_hooks(_IncompatibleKeys(missing_keys, unexpected_keys))
 
-        load(self)
+        load(self, state_dict)
         if strict:
             if unexpected_keys:
                 error_msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
@@ -521,66 +574,12 @@ class Module:
                 type(self).__name__, "\n\t".join(error_msgs)))
         return _IncompatibleKeys(missing_keys, unexpected_keys)
 
-    # ---- hooks and calling -----------------------------------------------------------
-    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
-        handle = RemovableHandle(self._forward_pre_hooks)
-        self._forward_pre_hooks[handle.id] = hook
-        if with_kwargs:
-            self._forward_pre_hooks_with_kwargs.add(handle.id)
-        if prepend:
-            self._forward_pre_hooks.move_to_end(handle.id, last=False)
-        return handle
-
-    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False,
-                              always_call=False):
-        handle = RemovableHandle(self._forward_hooks)
-        self._forward_hooks[handle.id] = hook
-        if with_kwargs:
-            self._forward_hooks_with_kwargs.add(handle.id)
-        if always_call:
-            self._forward_hooks_always_called.add(handle.id)
-        if prepend:
-            self._forward_hooks.move_to_end(handle.id, last=False)
-        return handle
-
-    def _run_pre_hooks(self, args, kwargs):
-        for hook_id, hook in list(self._forward_pre_hooks.items()):
-            if hook_id in self._forward_pre_hooks_with_kwargs:
-                result = hook(self, args, kwargs)
-                if result is not None:
-                    if not (isinstance(result, tuple) and len(result) == 2):
-                        raise RuntimeError("forward pre-hook must return None or a tuple of "
-                                           f"(new_args, new_kwargs), but got {result}.")
-                    args, kwargs = result
-            else:
-                result = hook(self, args)
-                if result is not None:
-                    args = result if isinstance(result, tuple) else (result,)
-        return args, kwargs
-
-    def _run_forward_hooks(self, args, kwargs, output, only_always_called=False):
-        for hook_id, hook in list(self._forward_hooks.items()):
-            if only_always_called and hook_id not in self._forward_hooks_always_called:
-                continue
-            if hook_id in self._forward_hooks_with_kwargs:
-                result = hook(self, args, kwargs, output)
-            else:
-                result = hook(self, args, output)
-            if result is not None:
-                output = result
-        return output
-
+    # ---- calling (hooks in _hooks.py) ------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if not self._forward_pre_hooks and not self._forward_hooks:
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
+                or self._backward_pre_hooks):
             return self.forward(*args, **kwargs)
-        args, kwargs = self._run_pre_hooks(args, kwargs)
-        try:
-            output = self.forward(*args, **kwargs)
-        except Exception:
-            if self._forward_hooks_always_called:
-                self._run_forward_hooks(args, kwargs, None, only_always_called=True)
-            raise
-        return self._run_forward_hooks(args, kwargs, output)
+        return self._call_with_hooks(args, kwargs)
 
     # ---- printing --------------------------------------------------------------------
     def extra_repr(self):

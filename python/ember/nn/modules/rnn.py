@@ -12,6 +12,8 @@ import warnings
 from ... import _C
 from .. import init
 from ..parameter import Parameter
+from ..utils.rnn import PackedSequence
+from ._rnn_packed import packed_recurrence
 from .module import Module
 from .utils import _factory_kwargs
 
@@ -127,8 +129,11 @@ class RNNBase(Module):
             raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype "
                              f"({weight_dtype}). Convert input: input.to({weight_dtype}), or "
                              f"convert model: model.to({input.dtype})")
-        if input.dim() != 3:
-            raise RuntimeError(f"input must have 3 dimensions, got {input.dim()}")
+        self._check_input_shape(input, 3)
+
+    def _check_input_shape(self, input, dims):
+        if input.dim() != dims:
+            raise RuntimeError(f"input must have {dims} dimensions, got {input.dim()}")
         if self.input_size != input.size(-1):
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
                                f"{self.input_size}, got {input.size(-1)}")
@@ -156,7 +161,38 @@ class RNNBase(Module):
     def _check_states(self, input, states):
         self.check_hidden_size(states[0], self.get_expected_hidden_size(input))
 
+    def _forward_packed(self, packed, hx):
+        """A PackedSequence: per-step recurrence (_rnn_packed.py), states in sorted order."""
+        data, batch_sizes, sorted_indices, unsorted_indices = packed
+        sizes = [int(v) for v in batch_sizes.tolist()]
+        num_directions = 2 if self.bidirectional else 1
+        expected = (self.num_layers * num_directions, sizes[0], self.hidden_size)
+        weight_dtype = self._flat_weights[0].dtype
+        if data.dtype != weight_dtype:
+            # torch checks dtypes of packed input only in its matmul: RuntimeError, not ValueError.
+            raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {data.dtype} and "
+                               f"{weight_dtype}")
+        self._check_input_shape(data, 2)
+        if hx is None:
+            zeros = _C.zeros(expected, dtype=data.dtype, device=data.device)
+            states = (zeros,) * (2 if self.mode == "LSTM" else 1)
+        else:
+            states = tuple(self._states(hx))
+            if sorted_indices is not None:
+                states = tuple(s.index_select(1, sorted_indices) for s in states)
+            names = ("Expected hidden[0] size {}, got {}", "Expected hidden[1] size {}, got {}")
+            for k, st in enumerate(states):
+                self.check_hidden_size(st, expected, names[k] if len(states) > 1
+                                       else "Expected hidden size {}, got {}")
+        output, hidden = packed_recurrence(self, data, sizes, states)
+        if unsorted_indices is not None:
+            hidden = tuple(h.index_select(1, unsorted_indices) for h in hidden)
+        return (PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices),
+                self._result(hidden))
+
     def forward(self, input, hx=None):
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         if input.dim() not in (2, 3):
             raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got "
                              f"{input.dim()}D instead")

@@ -10,7 +10,7 @@ import warnings
 import ember
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "Subset", "ConcatDataset", "ChainDataset",
-           "random_split"]
+           "random_split", "StackDataset"]
 
 
 class Dataset:
@@ -169,3 +169,45 @@ def random_split(dataset, lengths, generator=None):
     indices = ember.randperm(n, generator=gen).tolist()
     ends = itertools.accumulate(lengths)
     return [Subset(dataset, indices[end - length:end]) for end, length in zip(ends, lengths)]
+
+
+class StackDataset(Dataset):
+    """Sample i of several equally long datasets together: a tuple when they are given
+    positionally, a dict keyed like the keyword arguments when given by name."""
+
+    def __init__(self, *args, **kwargs):
+        if args and kwargs:
+            raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) like "
+                             "input/output, but both types are given.")
+        if not args and not kwargs:
+            raise ValueError("At least one dataset should be passed")
+        self.datasets = args if args else kwargs
+        parts = list(args if args else kwargs.values())
+        self._length = len(parts[0])
+        if any(self._length != len(d) for d in parts):
+            raise ValueError("Size mismatch between datasets")
+
+    def __getitem__(self, index):
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def _batch_of(self, dataset, indices):
+        # A whole batch at once from the datasets that can, sample by sample otherwise.
+        getitems = getattr(dataset, "__getitems__", None)
+        if not callable(getitems):
+            return [dataset[i] for i in indices]
+        items = getitems(indices)
+        if len(items) != len(indices):
+            raise ValueError(f"Nested dataset's output size mismatch. Expected {len(indices)}, got {len(items)}")
+        return items
+
+    def __getitems__(self, indices):
+        if isinstance(self.datasets, dict):
+            columns = {k: self._batch_of(d, indices) for k, d in self.datasets.items()}
+            return [{k: col[j] for k, col in columns.items()} for j in range(len(indices))]
+        columns = [self._batch_of(d, indices) for d in self.datasets]
+        return [tuple(col[j] for col in columns) for j in range(len(indices))]
+
+    def __len__(self):
+        return self._length

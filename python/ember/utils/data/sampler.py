@@ -4,7 +4,8 @@ Random samplers draw from an ember.Generator, so a seeded generator gives the
 same order every run and a new order every epoch."""
 import ember
 
-__all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "BatchSampler"]
+__all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "BatchSampler",
+           "WeightedRandomSampler"]
 
 
 class Sampler:
@@ -118,3 +119,65 @@ class BatchSampler(Sampler):
         if self.drop_last:
             return len(self.sampler) // self.batch_size
         return (len(self.sampler) + self.batch_size - 1) // self.batch_size
+
+
+def _weighted_draw(weights, num_samples, replacement, generator):
+    """num_samples indices drawn with probability proportional to weights (torch.multinomial's
+    rules and errors), from ember's generator so that ember.manual_seed fixes the draw."""
+    n = weights.numel()
+    if n == 0:
+        raise RuntimeError("cannot sample from an empty probability distribution")
+    if not bool(weights.isfinite().all()):
+        raise RuntimeError("invalid multinomial distribution (encountering probability entry = infinity or NaN)")
+    if bool((weights < 0).any()):
+        raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
+    nonzero = int((weights > 0).sum().item())
+    if nonzero == 0:
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    if not replacement:
+        if num_samples > n:
+            raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+        # Exponential race: the k smallest E_i / w_i (E_i ~ Exp(1)) are a weighted draw
+        # without replacement. Zero weights give inf: as in torch they come only after
+        # every non-zero one.
+        u = ember.rand(n, dtype=ember.float64, generator=generator)
+        keys = -(1.0 - u).log() / weights
+        return keys.argsort(stable=True)[:num_samples].tolist()
+    cdf = weights.cumsum(0)
+    cdf = cdf / cdf[-1]
+    out = []
+    # Inverse CDF: the index of a uniform u is the count of cdf entries <= u. In chunks
+    # so that the (chunk, n) comparison stays small.
+    chunk = max(1, (1 << 20) // n)
+    for start in range(0, num_samples, chunk):
+        u = ember.rand(min(chunk, num_samples - start), dtype=ember.float64, generator=generator)
+        idx = (cdf.unsqueeze(0) <= u.unsqueeze(1)).sum(1).clamp(max=n - 1)
+        out.extend(idx.tolist())
+    return out
+
+
+class WeightedRandomSampler(Sampler):
+    """num_samples indices in [0, len(weights)) drawn with probabilities proportional to
+    weights (with replacement by default); each epoch a new draw from generator (default:
+    seeded from ember's default generator, so ember.manual_seed fixes it)."""
+
+    def __init__(self, weights, num_samples, replacement=True, generator=None):
+        if isinstance(num_samples, bool) or not isinstance(num_samples, int) or num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
+        if not isinstance(replacement, bool):
+            raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
+        weights = ember.as_tensor(weights, dtype=ember.float64)
+        if weights.dim() != 1:
+            raise ValueError("weights should be a 1d sequence but given weights have shape "
+                             f"{tuple(weights.shape)}")
+        self.weights = weights
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+
+    def __iter__(self):
+        generator = _fresh_generator() if self.generator is None else self.generator
+        yield from _weighted_draw(self.weights, self.num_samples, self.replacement, generator)
+
+    def __len__(self):
+        return self.num_samples
