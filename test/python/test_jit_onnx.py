@@ -393,6 +393,10 @@ CASES = {
     "int_unary": (lambda x: x.floor() * 2 + x.abs() - x.exp(), (_ints(3, 4),)),
     "activations": (lambda x: F.silu(x) + F.softplus(x * 10, 2, 5) + F.leaky_relu(x, 0.1)
                     + F.gelu(x, approximate="tanh") + F.relu(x), (_x(3, 4),)),
+    "activations_extra": (lambda x: F.elu(x, 0.5) + F.selu(x) + F.celu(x, 2.0) + F.hardtanh(x, -0.5, 0.5)
+                          + F.relu6(x * 4) + F.hardsigmoid(x * 3) + F.hardswish(x * 3) + F.mish(x)
+                          + F.logsigmoid(x) + F.softshrink(x, 0.3) + F.hardshrink(x, 0.3)
+                          + F.threshold(x, 0.1, -1.0) + F.softsign(x) + F.glu(x, 0).sum(), (_x(4, 4),)),
     "clamp": (lambda x, lo: x.clamp(min=-0.5, max=0.5) + ember.clamp(x, min=lo), (_x(3, 4), _x(4))),
     "float_classes": (lambda x: ember.isnan(x.log()).int() + ember.isinf(1 / x).int()
                       + ember.isfinite(x.log()).int(), (ember.tensor([1.0, 0.0, -1.0, 2.0]),)),

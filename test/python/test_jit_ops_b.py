@@ -567,3 +567,38 @@ def test_gradients_through_a_traced_decoder():
     traced_params = dict(traced.named_parameters())
     for name, g in eager.items():
         _assert_same(traced_params[name].grad, g, 1e-4, 1e-6)
+
+
+# ---- more activations (ops/activation.h): kernel ops and their in-place forms -----------------
+
+ACTIVATIONS = [
+    ("elu", lambda x: F.elu(x, 0.5), lambda x: F.elu(x, 0.5, inplace=True)),
+    ("elu", lambda x: F.selu(x), lambda x: F.selu(x, inplace=True)),
+    ("elu", lambda x: F.celu(x, 2.0), lambda x: ember.celu_(x, 2.0)),
+    ("hardtanh", lambda x: F.hardtanh(x, -0.5, 0.5), lambda x: F.hardtanh_(x, -0.5, 0.5)),
+    ("hardtanh", lambda x: F.relu6(x * 4), lambda x: F.relu6(x, inplace=True)),
+    ("hardsigmoid", lambda x: F.hardsigmoid(x * 3), lambda x: F.hardsigmoid(x, inplace=True)),
+    ("hardswish", lambda x: F.hardswish(x * 3), lambda x: F.hardswish(x, inplace=True)),
+    ("mish", lambda x: F.mish(x), lambda x: F.mish(x, inplace=True)),
+    ("logsigmoid", lambda x: F.logsigmoid(x), None),
+    ("softshrink", lambda x: F.softshrink(x, 0.3), None),
+    ("hardshrink", lambda x: x.hardshrink(0.3), None),
+    ("threshold", lambda x: F.threshold(x, 0.1, -1.0), lambda x: ember.threshold_(x, 0.1, -1.0)),
+]
+
+
+@pytest.mark.parametrize("op,call,inplace", ACTIVATIONS, ids=[f"{a[0]}{i}" for i, a in enumerate(ACTIVATIONS)])
+def test_activation_kernels(op, call, inplace):
+    check(call, randn(3, 4, nc=True), ops=[op])
+    if inplace is not None:
+        def fn(x):
+            inplace(x)
+            return x
+        traced = check(fn, randn(3, 4), ops=[op])
+        assert any(node.preset for node in traced.graph.nodes() if node.op == op)
+
+
+def test_activation_composites_trace():
+    check(lambda x: F.glu(x, 0) + F.softsign(x[:2]), randn(4, 3), ops=["sigmoid", "div"])
+    check(lambda x, w: F.prelu(x, w), randn(2, 3, 4), randn(3), ops=["where"])
+    check(lambda x: F.softmin(x, 1) + F.tanhshrink(x), randn(2, 5), ops=["softmax", "tanh"])

@@ -7,6 +7,7 @@
 //   x = F::relu(F::conv2d(x, w, b, {1}, {1}));
 //   loss = F::cross_entropy(logits, target);
 #pragma once
+#include "ember/ops/activation.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/nn.h"
@@ -41,6 +42,32 @@ using ember::silu;
 using ember::softmax;
 using ember::softplus;
 using ember::tanh;
+using ember::celu;
+using ember::celu_;
+using ember::elu;
+using ember::elu_;
+using ember::glu;
+using ember::hardshrink;
+using ember::hardsigmoid;
+using ember::hardswish;
+using ember::hardtanh;
+using ember::hardtanh_;
+using ember::leaky_relu_;
+using ember::logsigmoid;
+using ember::mish;
+using ember::prelu;
+using ember::relu6;
+using ember::relu_;
+using ember::rrelu;
+using ember::rrelu_;
+using ember::selu;
+using ember::selu_;
+using ember::softmin;
+using ember::softshrink;
+using ember::softsign;
+using ember::tanhshrink;
+using ember::threshold;
+using ember::threshold_;
 // losses
 using ember::binary_cross_entropy;
 using ember::binary_cross_entropy_with_logits;

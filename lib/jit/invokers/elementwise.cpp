@@ -12,6 +12,7 @@
 //   self: the node writes into its first input and runs op_ on it. There is no
 //   public out= form of these ops, so any other preset is refused.
 // threshold_backward (relu's backward) has no invoker: it cannot be traced.
+#include "ember/ops/activation.h"
 #include "ember/ops/elementwise.h"
 #include "jit/invokers/invoke_util.h"
 
@@ -116,6 +117,17 @@ EMBER_INVOKER_WITH_INPLACE(bitwise_right_shift, a.tensor(1));
 EMBER_INVOKER_WITH_INPLACE(lerp, a.tensor(1), a.tensor(2));
 // where in: condition, self, other; no in-place form.
 EMBER_INVOKER_OUT_OF_PLACE(where, a.tensor(1), a.tensor(2));
+
+// ---- more activations (ops/activation.h); selu and celu are elu nodes --------------------------
+EMBER_INVOKER_WITH_INPLACE(elu, a.scalar(0), a.scalar(1), a.scalar(2));  // alpha, scale, input_scale
+EMBER_INVOKER_WITH_INPLACE(hardtanh, a.scalar(0), a.scalar(1));          // min_val, max_val
+EMBER_INVOKER_WITH_INPLACE(hardsigmoid);
+EMBER_INVOKER_WITH_INPLACE(hardswish);
+EMBER_INVOKER_WITH_INPLACE(mish);
+EMBER_INVOKER_OUT_OF_PLACE(logsigmoid);
+EMBER_INVOKER_OUT_OF_PLACE(softshrink, a.scalar(0));  // lambd
+EMBER_INVOKER_OUT_OF_PLACE(hardshrink, a.scalar(0));  // lambd
+EMBER_INVOKER_WITH_INPLACE(threshold, a.scalar(0), a.scalar(1));  // threshold, value
 
 #undef EMBER_INVOKER_WITH_INPLACE
 #undef EMBER_INVOKER_OUT_OF_PLACE

@@ -56,30 +56,13 @@ for _name in _REEXPORTED:
         __all__.append(_name)
 
 
-def _inplace_wrapper(name):
-    """F.<name>(input, ..., inplace=False): _C.<name>, or Tensor.<name>_ when inplace."""
-    op = getattr(_C, name)
-
-    def wrapper(input, *args, inplace=False, **kwargs):
-        if inplace:
-            return getattr(input, name + "_")(*args, **kwargs)
-        return op(input, *args, **kwargs)
-
-    wrapper.__name__ = wrapper.__qualname__ = name
-    wrapper.__doc__ = (f"torch.nn.functional.{name}: ember._C.{name}, or the in-place "
-                       f"Tensor.{name}_ when inplace=True.\n\n{op.__doc__ or ''}")
-    return wrapper
-
-
-# torch.nn.functional adds an `inplace` flag that the tensor ops do not take.
-for _name in ["relu", "relu6", "elu", "selu", "celu", "leaky_relu", "hardtanh", "hardsigmoid",
-              "hardswish", "silu", "mish", "threshold"]:
-    if hasattr(_C, _name):
-        globals()[_name] = _inplace_wrapper(_name)
-        if _name not in __all__:
-            __all__.append(_name)
-
 del _name
+
+# Activations with torch.nn.functional's inplace= flags (they replace the bare ops above).
+from . import _activation_functional  # noqa: E402
+from ._activation_functional import *  # noqa: F401,F403,E402
+
+__all__ += [_n for _n in _activation_functional.__all__ if _n not in __all__]
 
 
 def _bilinear(input1, input2, weight, bias=None):

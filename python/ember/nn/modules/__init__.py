@@ -1,5 +1,7 @@
 """ember.nn.modules: Module and the layers built on it."""
 from .activation import GELU, LeakyReLU, LogSoftmax, ReLU, SiLU, Sigmoid, Softmax, Tanh
+from .activation_extra import *  # noqa: F401,F403
+from .activation_extra import __all__ as _activation_extra_all
 from .attention import MultiheadAttention
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
@@ -27,3 +29,4 @@ __all__ = [
     "MultiheadAttention", "TransformerEncoderLayer",
     "TransformerEncoder",
 ]
+__all__ += _activation_extra_all

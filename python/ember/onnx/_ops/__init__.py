@@ -12,5 +12,5 @@ node's output is a new value. A node whose first input is left out (-1) writes a
 tensor (zeros() is fill_, x.to(dtype) is copy_): it becomes the op that produces it.
 """
 # Importing the groups registers their converters.
-from . import elementwise, nn, reduce, shape  # noqa: F401
+from . import activation, elementwise, nn, reduce, shape  # noqa: F401
 from .registry import CONVERTERS, VIEW_OPS, convert_node  # noqa: F401

@@ -1,0 +1,130 @@
+// CUDA kernels of the activations of ops/activation.h and of their backward ops,
+// twins of cpu/activation_extra.cpp (formulas: core/activation_math.h). Parameters
+// travel as doubles and are converted to the opmath type per element, as on the CPU.
+#include "core/activation_math.h"
+#include "cuda/elementwise/helpers.cuh"
+
+namespace ember::cuda {
+namespace {
+
+EluParams elu_params(const OpCall& c) {
+  return EluParams::from(c.attr(0).to_double(), c.attr(1).to_double(), c.attr(2).to_double());
+}
+
+struct Elu {
+  EluParams k;
+  template <typename T> __device__ T operator()(T x) const { return elu_value(x, k.template as<T>()); }
+};
+struct Hardtanh {
+  double lo, hi;
+  template <typename T> __device__ T operator()(T x) const {
+    return hardtanh_value(x, static_cast<T>(lo), static_cast<T>(hi));
+  }
+};
+struct Hardsigmoid {
+  template <typename T> __device__ T operator()(T x) const { return hardsigmoid_value(x); }
+};
+struct Hardswish {
+  template <typename T> __device__ T operator()(T x) const { return hardswish_value(x); }
+};
+struct Mish {
+  template <typename T> __device__ T operator()(T x) const { return mish_value(x); }
+};
+struct Logsigmoid {
+  template <typename T> __device__ T operator()(T x) const { return logsigmoid_value(x); }
+};
+struct Softshrink {
+  double lambd;
+  template <typename T> __device__ T operator()(T x) const { return softshrink_value(x, static_cast<T>(lambd)); }
+};
+struct Hardshrink {
+  double lambd;
+  template <typename T> __device__ T operator()(T x) const { return hardshrink_value(x, static_cast<T>(lambd)); }
+};
+struct Threshold {
+  double threshold, value;
+  template <typename T> __device__ T operator()(T x) const {
+    return threshold_value(x, static_cast<T>(threshold), static_cast<T>(value));
+  }
+};
+
+void elu_kernel(OpCall& c) { float_unary(c, Elu{elu_params(c)}); }
+void hardtanh_kernel(OpCall& c) {
+  same_dtype_unary<DTypes::Numeric>(c, Hardtanh{c.attr(0).to_double(), c.attr(1).to_double()});
+}
+void hardsigmoid_kernel(OpCall& c) { float_unary(c, Hardsigmoid{}); }
+void hardswish_kernel(OpCall& c) { float_unary(c, Hardswish{}); }
+void mish_kernel(OpCall& c) { float_unary(c, Mish{}); }
+void logsigmoid_kernel(OpCall& c) { float_unary(c, Logsigmoid{}); }
+void softshrink_kernel(OpCall& c) { float_unary(c, Softshrink{c.attr(0).to_double()}); }
+void hardshrink_kernel(OpCall& c) { float_unary(c, Hardshrink{c.attr(0).to_double()}); }
+void threshold_kernel(OpCall& c) {
+  same_dtype_unary<DTypes::Numeric>(c, Threshold{c.attr(0).to_double(), c.attr(1).to_double()});
+}
+
+// Backward functors: (grad, self) in opmath values.
+struct EluBackward {
+  EluParams k;
+  template <typename T> __device__ T operator()(T g, T x) const { return elu_grad(g, x, k.template as<T>()); }
+};
+struct HardtanhBackward {
+  double lo, hi;
+  template <typename T> __device__ T operator()(T g, T x) const {
+    return hardtanh_grad(g, x, static_cast<T>(lo), static_cast<T>(hi));
+  }
+};
+struct HardsigmoidBackward {
+  template <typename T> __device__ T operator()(T g, T x) const { return hardsigmoid_grad(g, x); }
+};
+struct HardswishBackward {
+  template <typename T> __device__ T operator()(T g, T x) const { return hardswish_grad(g, x); }
+};
+struct MishBackward {
+  template <typename T> __device__ T operator()(T g, T x) const { return mish_grad(g, x); }
+};
+struct LogsigmoidBackward {
+  template <typename T> __device__ T operator()(T g, T x) const { return logsigmoid_grad(g, x); }
+};
+struct ShrinkBackward {
+  double lambd;
+  template <typename T> __device__ T operator()(T g, T x) const { return shrink_grad(g, x, static_cast<T>(lambd)); }
+};
+
+// grad_output and self share one floating dtype (checked by the op function).
+template <typename Op>
+void backward_kernel(OpCall& c, const Op& op) {
+  DType dt = c.in(0).dtype();
+  BinarySetup s = setup_binary(c, dt, dt);
+  dispatch<DTypes::Floating>(dt, c.name(), [&](auto tag) { run_binary<decltype(tag)>(s, op); });
+  s.output.finish();
+}
+
+void elu_backward_kernel(OpCall& c) { backward_kernel(c, EluBackward{elu_params(c)}); }
+void hardtanh_backward_kernel(OpCall& c) {
+  backward_kernel(c, HardtanhBackward{c.attr(0).to_double(), c.attr(1).to_double()});
+}
+void hardsigmoid_backward_kernel(OpCall& c) { backward_kernel(c, HardsigmoidBackward{}); }
+void hardswish_backward_kernel(OpCall& c) { backward_kernel(c, HardswishBackward{}); }
+void mish_backward_kernel(OpCall& c) { backward_kernel(c, MishBackward{}); }
+void logsigmoid_backward_kernel(OpCall& c) { backward_kernel(c, LogsigmoidBackward{}); }
+void hardshrink_backward_kernel(OpCall& c) { backward_kernel(c, ShrinkBackward{c.attr(0).to_double()}); }
+
+EMBER_REGISTER_KERNEL(elu, CUDA, elu_kernel);
+EMBER_REGISTER_KERNEL(hardtanh, CUDA, hardtanh_kernel);
+EMBER_REGISTER_KERNEL(hardsigmoid, CUDA, hardsigmoid_kernel);
+EMBER_REGISTER_KERNEL(hardswish, CUDA, hardswish_kernel);
+EMBER_REGISTER_KERNEL(mish, CUDA, mish_kernel);
+EMBER_REGISTER_KERNEL(logsigmoid, CUDA, logsigmoid_kernel);
+EMBER_REGISTER_KERNEL(softshrink, CUDA, softshrink_kernel);
+EMBER_REGISTER_KERNEL(hardshrink, CUDA, hardshrink_kernel);
+EMBER_REGISTER_KERNEL(threshold, CUDA, threshold_kernel);
+EMBER_REGISTER_KERNEL(elu_backward, CUDA, elu_backward_kernel);
+EMBER_REGISTER_KERNEL(hardtanh_backward, CUDA, hardtanh_backward_kernel);
+EMBER_REGISTER_KERNEL(hardsigmoid_backward, CUDA, hardsigmoid_backward_kernel);
+EMBER_REGISTER_KERNEL(hardswish_backward, CUDA, hardswish_backward_kernel);
+EMBER_REGISTER_KERNEL(mish_backward, CUDA, mish_backward_kernel);
+EMBER_REGISTER_KERNEL(logsigmoid_backward, CUDA, logsigmoid_backward_kernel);
+EMBER_REGISTER_KERNEL(hardshrink_backward, CUDA, hardshrink_backward_kernel);
+
+}  // namespace
+}  // namespace ember::cuda

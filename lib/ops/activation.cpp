@@ -1,0 +1,252 @@
+// The op functions of ops/activation.h: argument checks, then the kernel row
+// (lib/dispatch/ops/elementwise.def) or, for the composites, other ember ops.
+#include "ember/ops/activation.h"
+
+#include <cmath>
+#include <limits>
+
+#include "ember/ops/random.h"
+#include "ember/ops/reduce.h"
+#include "ops/elementwise_common.h"
+
+namespace ember {
+
+using namespace elementwise_detail;
+
+namespace {
+
+Tensor unary(OpId op, const Tensor& self, SmallVector<Attr, 4> attrs = {}) {
+  check_defined(op_name(op), self);
+  OpCall call(op, SmallVector<Tensor, 4>{self}, std::move(attrs));
+  return run(call);
+}
+
+// In place: the result (of self's dtype, these ops keep floating dtypes) is written into self.
+Tensor& unary_(OpId op, Tensor& self, SmallVector<Attr, 4> attrs = {}) {
+  check_defined(op_name(op), self);
+  OpCall call(op, SmallVector<Tensor, 4>{self}, std::move(attrs));
+  return run_inplace(call, self, self.dtype(), self.sizes());
+}
+
+// torch has no integer kernel for these: NotImplementedError naming the dtype.
+void check_floating(const char* op, const Tensor& self) {
+  check_defined(op, self);
+  if (!self.is_floating_point()) not_implemented(op, self.dtype());
+}
+void check_not_bool(const char* op, const Tensor& self) {
+  check_defined(op, self);
+  if (self.dtype() == kBool) not_implemented(op, kBool);
+}
+
+Tensor backward(OpId op, const Tensor& grad_output, const Tensor& self, SmallVector<Attr, 4> attrs = {}) {
+  const char* name = op_name(op);
+  check_defined(name, grad_output);
+  check_defined(name, self);
+  EMBER_CHECK_TYPE(grad_output.dtype() == self.dtype() && self.is_floating_point(), name,
+                   ": grad_output and self must have the same floating dtype, got ",
+                   dtype_name(grad_output.dtype()), " and ", dtype_name(self.dtype()));
+  OpCall call(op, SmallVector<Tensor, 4>{grad_output, self}, std::move(attrs));
+  return run(call);
+}
+
+// selu's constants (Klambauer et al.), as torch's.
+constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
+constexpr double kSeluScale = 1.0507009873554804934193349852946;
+
+SmallVector<Attr, 4> celu_attrs(const Scalar& alpha) {
+  double a = alpha.to_double();
+  EMBER_CHECK(a != 0, "ZeroDivisionError: alpha cannot be 0 for CELU");
+  return {Attr(alpha), Attr(Scalar(1.0)), Attr(Scalar(1.0 / a))};
+}
+
+void check_hardtanh_bounds(const Scalar& min_val, const Scalar& max_val) {
+  EMBER_CHECK_VALUE(min_val.to_double() <= max_val.to_double(), "min_val cannot be greater than max_val");
+}
+
+void check_softshrink_lambd(const Tensor& self, const Scalar& lambd) {
+  double l = lambd.to_double();
+  EMBER_CHECK(l >= 0, "lambda must be in range [0, ", std::numeric_limits<float>::max(),
+              "] for input dtype ", scalar_type_name(self.dtype()), ", but found ", l);
+}
+
+void check_rrelu_bounds(const Scalar& lower, const Scalar& upper) {
+  EMBER_CHECK(lower.to_double() <= upper.to_double(),
+              "Lower bound should be less than or equal to the upper bound");
+}
+
+// rrelu's per-element slopes when training: uniform in [lower, upper] where
+// self <= 0, 1 elsewhere (so self * noise is the output, and grad * noise its gradient).
+Tensor rrelu_noise(const Tensor& self, const Scalar& lower, const Scalar& upper, Generator* generator) {
+  Tensor r = empty_like(self.detach());
+  uniform_(r, lower.to_double(), upper.to_double(), generator);
+  return where(le(self.detach(), Scalar(0)), r, Scalar(1));
+}
+
+}  // namespace
+
+// ---- elu family (one kernel) -----------------------------------------------------------------
+
+Tensor elu(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  check_floating("elu", self);
+  return unary(OpId::elu, self, {Attr(alpha), Attr(scale), Attr(input_scale)});
+}
+Tensor& elu_(Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  check_floating("elu_", self);
+  return unary_(OpId::elu, self, {Attr(alpha), Attr(scale), Attr(input_scale)});
+}
+Tensor selu(const Tensor& self) { return elu(self, kSeluAlpha, kSeluScale, 1.0); }
+Tensor& selu_(Tensor& self) { return elu_(self, kSeluAlpha, kSeluScale, 1.0); }
+Tensor celu(const Tensor& self, const Scalar& alpha) {
+  check_floating("celu", self);
+  return unary(OpId::elu, self, celu_attrs(alpha));
+}
+Tensor& celu_(Tensor& self, const Scalar& alpha) {
+  check_floating("celu_", self);
+  return unary_(OpId::elu, self, celu_attrs(alpha));
+}
+
+// ---- clamps ------------------------------------------------------------------------------------
+
+Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  check_not_bool("hardtanh", self);
+  check_hardtanh_bounds(min_val, max_val);
+  return unary(OpId::hardtanh, self, {Attr(min_val), Attr(max_val)});
+}
+Tensor& hardtanh_(Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  check_not_bool("hardtanh_", self);
+  check_hardtanh_bounds(min_val, max_val);
+  return unary_(OpId::hardtanh, self, {Attr(min_val), Attr(max_val)});
+}
+Tensor relu6(const Tensor& self) { return hardtanh(self, 0, 6); }
+Tensor& relu6_(Tensor& self) { return hardtanh_(self, 0, 6); }
+
+Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value) {
+  check_not_bool("threshold", self);
+  return unary(OpId::threshold, self, {Attr(threshold), Attr(value)});
+}
+Tensor& threshold_(Tensor& self, const Scalar& threshold, const Scalar& value) {
+  check_not_bool("threshold_", self);
+  return unary_(OpId::threshold, self, {Attr(threshold), Attr(value)});
+}
+
+// ---- smooth and hard gates -----------------------------------------------------------------
+
+#define EMBER_FLOAT_ACTIVATION(name)                                  \
+  Tensor name(const Tensor& self) {                                   \
+    check_floating(#name, self);                                      \
+    return unary(OpId::name, self);                                   \
+  }                                                                   \
+  Tensor& name##_(Tensor& self) {                                     \
+    check_floating(#name "_", self);                                  \
+    return unary_(OpId::name, self);                                  \
+  }
+EMBER_FLOAT_ACTIVATION(hardsigmoid)
+EMBER_FLOAT_ACTIVATION(hardswish)
+EMBER_FLOAT_ACTIVATION(mish)
+#undef EMBER_FLOAT_ACTIVATION
+
+Tensor logsigmoid(const Tensor& self) {
+  check_floating("logsigmoid", self);
+  return unary(OpId::logsigmoid, self);
+}
+
+Tensor softshrink(const Tensor& self, const Scalar& lambd) {
+  check_floating("softshrink", self);
+  check_softshrink_lambd(self, lambd);
+  return unary(OpId::softshrink, self, {Attr(lambd)});
+}
+Tensor hardshrink(const Tensor& self, const Scalar& lambd) {
+  check_floating("hardshrink", self);
+  return unary(OpId::hardshrink, self, {Attr(lambd)});
+}
+
+// ---- composites -----------------------------------------------------------------------------
+
+Tensor softsign(const Tensor& self) {
+  check_defined("softsign", self);
+  return div(self, add(abs(self), Scalar(1)));
+}
+
+Tensor tanhshrink(const Tensor& self) {
+  check_defined("tanhshrink", self);
+  return sub(self, tanh(self));
+}
+
+Tensor glu(const Tensor& self, int64_t dim) {
+  check_defined("glu", self);
+  EMBER_CHECK(self.dim() > 0, "glu does not support scalars because halving size must be even");
+  int64_t d = wrap_dim(dim, self.dim(), "glu");
+  int64_t n = self.size(d);
+  EMBER_CHECK(n % 2 == 0, "Halving dimension must be even, but dimension ", d, " is size ", n);
+  if (!self.is_floating_point()) not_implemented("glu", self.dtype());
+  return mul(narrow(self, d, 0, n / 2), sigmoid(narrow(self, d, n / 2, n / 2)));
+}
+
+Tensor prelu(const Tensor& self, const Tensor& weight) {
+  check_defined("prelu", self);
+  check_defined("prelu", weight);
+  EMBER_CHECK(self.dtype() == weight.dtype(), "prelu: Type promoting not supported. Got ",
+              scalar_type_name(self.dtype()), " and ", scalar_type_name(weight.dtype()));
+  if (!self.is_floating_point()) not_implemented("prelu", self.dtype());
+  EMBER_CHECK(weight.dim() <= 1, "prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = ",
+              weight.dim());
+  int64_t channels = self.dim() >= 2 ? self.size(1) : 1;
+  int64_t params = weight.numel();
+  EMBER_CHECK(params == 1 || params == channels,
+              "Mismatch of parameter numbers and input channel size. Found parameter numbers = ", params,
+              " and channel size = ", channels, ".");
+  // One slope, or one per channel: weight as [1, C, 1, ...] against self's [N, C, ...].
+  IntList shape;
+  if (params != 1) {
+    shape.assign(static_cast<size_t>(self.dim()), 1);
+    shape[1] = params;
+  }
+  Tensor w = weight.reshape(shape);
+  return where(gt(self, Scalar(0)), self, mul(w, self));
+}
+
+Tensor rrelu(const Tensor& self, const Scalar& lower, const Scalar& upper, bool training, Generator* generator) {
+  check_floating("rrelu", self);
+  check_rrelu_bounds(lower, upper);
+  if (!training) return leaky_relu(self, Scalar((lower.to_double() + upper.to_double()) / 2));
+  return mul(self, rrelu_noise(self, lower, upper, generator));
+}
+Tensor& rrelu_(Tensor& self, const Scalar& lower, const Scalar& upper, bool training, Generator* generator) {
+  check_floating("rrelu_", self);
+  check_rrelu_bounds(lower, upper);
+  if (!training) return leaky_relu_(self, Scalar((lower.to_double() + upper.to_double()) / 2));
+  return mul_(self, rrelu_noise(self, lower, upper, generator));
+}
+
+Tensor softmin(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  check_defined("softmin", self);
+  return softmax(neg(self), dim, dtype);
+}
+
+// ---- backward ops ---------------------------------------------------------------------------
+
+Tensor elu_backward(const Tensor& grad_output, const Tensor& self, const Scalar& alpha, const Scalar& scale,
+                    const Scalar& input_scale) {
+  return backward(OpId::elu_backward, grad_output, self, {Attr(alpha), Attr(scale), Attr(input_scale)});
+}
+Tensor hardtanh_backward(const Tensor& grad_output, const Tensor& self, const Scalar& min_val,
+                         const Scalar& max_val) {
+  return backward(OpId::hardtanh_backward, grad_output, self, {Attr(min_val), Attr(max_val)});
+}
+Tensor hardsigmoid_backward(const Tensor& grad_output, const Tensor& self) {
+  return backward(OpId::hardsigmoid_backward, grad_output, self);
+}
+Tensor hardswish_backward(const Tensor& grad_output, const Tensor& self) {
+  return backward(OpId::hardswish_backward, grad_output, self);
+}
+Tensor mish_backward(const Tensor& grad_output, const Tensor& self) {
+  return backward(OpId::mish_backward, grad_output, self);
+}
+Tensor logsigmoid_backward(const Tensor& grad_output, const Tensor& self) {
+  return backward(OpId::logsigmoid_backward, grad_output, self);
+}
+Tensor hardshrink_backward(const Tensor& grad_output, const Tensor& self, const Scalar& lambd) {
+  return backward(OpId::hardshrink_backward, grad_output, self, {Attr(lambd)});
+}
+
+}  // namespace ember
