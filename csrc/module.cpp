@@ -26,4 +26,5 @@ PYBIND11_MODULE(_C, m) {
   bind_cuda(m, cls);
   bind_backends(m);
   bind_jit(m);
+  bind_tensor_api(m, cls);
 }
