@@ -249,10 +249,9 @@ Tensor diag_embed(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2
 Tensor diagflat(const Tensor& self, int64_t offset) { return diag(reshape(self, {-1}), offset); }
 
 Tensor block_diag(const TensorList& tensors) {
-  TensorOptions opts;
   DType dtype = tensors.empty() ? default_dtype() : tensors[0].dtype();
-  int64_t rows = 0, cols = 0;
-  TensorList mats;
+  int64_t cols = 0;
+  TensorList mats;  // each input as a matrix: 0-d -> 1x1, 1-d -> a row
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = tensors[i];
     EMBER_CHECK(t.dim() <= 2, "torch.block_diag: Input tensors must have 2 or fewer dimensions. "
@@ -262,12 +261,12 @@ Tensor block_diag(const TensorList& tensors) {
                 " and input ", i, " is on device ", t.device().str());
     dtype = promote_types(dtype, t.dtype());
     mats.push_back(t.dim() == 2 ? t : reshape(t, {1, t.numel()}));
-    rows += mats.back().sizes()[0];
     cols += mats.back().sizes()[1];
   }
-  opts = TensorOptions(dtype).device(tensors.empty() ? Device(kCPU) : tensors[0].device());
+  const TensorOptions opts =
+      TensorOptions(dtype).device(tensors.empty() ? Device(kCPU) : tensors[0].device());
   if (mats.empty()) return empty(IntList{1, 0}, opts);
-  // Each block padded with zeros to full width, then the rows stacked: differentiable
+  // Each block padded with zeros to full width, then the bands stacked: differentiable
   // without writing into a view.
   TensorList bands;
   int64_t c = 0;
@@ -276,7 +275,6 @@ Tensor block_diag(const TensorList& tensors) {
     bands.push_back(cat({zeros({h, c}, opts), m.to(dtype), zeros({h, cols - c - w}, opts)}, 1));
     c += w;
   }
-  (void)rows;
   return cat(bands, 0);
 }
 

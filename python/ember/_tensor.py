@@ -1,5 +1,6 @@
-"""The few Tensor methods written in Python: printing and format(), and the
-function that unpickles tensors. Everything else about Tensor is in ember._C."""
+"""The few Tensor methods written in Python: printing and format(), apply_ and
+map_ (they call Python functions per element), and the function that unpickles
+tensors. Everything else about Tensor is in ember._C."""
 from . import _C, _tensor_str
 from ._C import Tensor
 

@@ -83,6 +83,7 @@ def to_np(t):
 
 
 def compare(e_out, t_out):
+    assert isinstance(e_out, tuple) == isinstance(t_out, tuple), (type(e_out), type(t_out))
     e_flat, t_flat = flat(e_out), flat(t_out)
     assert len(e_flat) == len(t_flat)
     for e, t in zip(e_flat, t_flat):
@@ -254,6 +255,25 @@ CASES = [
     ("put", lambda L, x, i, s: L.put(x, i, s), [(3, 4), I((5,), -12, 12), (5,)]),
     ("put accumulate", lambda L, x, i, s: x.put(i, s, accumulate=True), [NC((3, 4)), I((2, 3), 0, 3), (2, 3)]),
     ("put_", lambda L, x, i, s: x.clone().put_(i, s), [NC((3, 4)), I((4,), 4, 8), (4,)]),
+    ("put_ 0-d", lambda L, x, i, s: x.clone().put_(i, s), [(), I((1,), -1, 1), (1,)]),
+    # empty tensors and integer dtypes
+    ("rot90 int", lambda L, x: L.rot90(x, 1, [1, 0]), [I((2, 3), 0, 9)]),
+    ("rot90 empty", lambda L, x: L.rot90(x), [(0, 3)]),
+    ("diag_embed empty", lambda L, x: L.diag_embed(x), [(2, 0)]),
+    ("diag_embed int", lambda L, x: L.diag_embed(x, 1), [I((3,), 0, 9)]),
+    ("repeat_interleave empty", lambda L, x: L.repeat_interleave(x, 2, dim=1), [(2, 0)]),
+    ("meshgrid empty", lambda L, x, y: L.meshgrid(x, y, indexing="xy"), [(0,), (2,)]),
+    ("cartesian_prod empty", lambda L, x, y: L.cartesian_prod(x, y), [(0,), (2,)]),
+    ("combinations empty", lambda L, x: L.combinations(x), [(0,)]),
+    ("masked_scatter empty", lambda L, x, m, s: L.masked_scatter(x, m, s), [(0, 3), Mask((0, 3)), (2,)]),
+    ("take_along_dim empty", lambda L, x, i: L.take_along_dim(x, i, 1), [(2, 3), I((2, 0), 0, 3)]),
+    ("dstack int", lambda L, x, y: L.dstack([x, y]), [I((2, 2), 0, 5), I((2, 2), 0, 5)]),
+    ("block_diag int", lambda L, x, y: L.block_diag(x, y), [I((1, 2), 0, 5), I((2,), 0, 5)]),
+    ("hsplit empty", lambda L, x: L.hsplit(x, 2), [(0, 4)]),
+    ("slice_scatter empty", lambda L, x, s: L.slice_scatter(x, s, 1, 2, 2), [(3, 4), (3, 0)]),
+    ("unbind empty", lambda L, x: L.unbind(x, 1), [(0, 2)]),
+    ("broadcast_tensors one", lambda L, x: L.broadcast_tensors(x), [(2,)]),
+    ("atleast_2d one in list", lambda L, x: L.atleast_2d([x]), [(2,)]),
 ]
 
 
