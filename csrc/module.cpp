@@ -27,4 +27,5 @@ PYBIND11_MODULE(_C, m) {
   bind_backends(m);
   bind_jit(m);
   bind_activation(m, cls);
+  bind_tensor_api(m, cls);
 }

@@ -29,8 +29,8 @@ void bind_types(py::module_& m) {
     m.attr(dtype_name(t)) = t;
   }
   m.def("_dtype_from_name", &dtype_from_name);
-  m.def("promote_types", &promote_types);
-  m.def("can_cast", &can_cast);
+  m.def("promote_types", &promote_types, py::arg("type1"), py::arg("type2"));
+  m.def("can_cast", &can_cast, py::arg("from_"), py::arg("to"));
   m.def("get_default_dtype", &default_dtype);
   m.def("set_default_dtype", &set_default_dtype);
 

@@ -25,6 +25,7 @@
 #include "ember/ops/nn_backward.h"
 #include "ember/ops/optim.h"
 #include "ember/ops/shape_index.h"
+#include "ember/ops/tensor_api.h"
 #include "ember/serialize.h"
 #include "ember/ops/random.h"
 #include "ember/data.h"

@@ -1,5 +1,6 @@
-"""The few Tensor methods written in Python: printing and format(), and the
-function that unpickles tensors. Everything else about Tensor is in ember._C."""
+"""The few Tensor methods written in Python: printing and format(), apply_ and
+map_ (they call Python functions per element), and the function that unpickles
+tensors. Everything else about Tensor is in ember._C."""
 from . import _C, _tensor_str
 from ._C import Tensor
 
@@ -35,3 +36,34 @@ def _make_subclass(cls, data, require_grad=False):
 
 
 Tensor._make_subclass = staticmethod(_make_subclass)
+
+
+def _apply_(self, callable):  # noqa: A002  (torch's argument name)
+    """Tensor.apply_(callable): replaces each element x by callable(x), in Python, on the
+    CPU and outside autograd (as torch's)."""
+    _check_python_map(self, "apply_")
+    values = [callable(v) for v in self.reshape(-1).tolist()]
+    self.copy_(_C.tensor(values, dtype=self.dtype).reshape(self.shape))
+    return self
+
+
+def _map_(self, tensor, callable):  # noqa: A002  (torch's argument name)
+    """Tensor.map_(tensor, callable): replaces each x by callable(x, y), y the element of
+    tensor (broadcast to self's shape) at the same place."""
+    _check_python_map(self, "map_")
+    other = tensor.expand_as(self).reshape(-1).tolist()
+    values = [callable(x, y) for x, y in zip(self.reshape(-1).tolist(), other)]
+    self.copy_(_C.tensor(values, dtype=self.dtype).reshape(self.shape))
+    return self
+
+
+def _check_python_map(self, name):
+    if not self.is_cpu:
+        raise TypeError(f"{name} is only implemented on CPU tensors")
+    if self.requires_grad:
+        raise RuntimeError(f"Can't call {name}() on Variable that requires grad. "
+                           f"Use var.detach().{name}() instead.")
+
+
+Tensor.apply_ = _apply_
+Tensor.map_ = _map_

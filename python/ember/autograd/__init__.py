@@ -2,6 +2,7 @@
 from .. import _C
 from .function import Function, FunctionCtx  # noqa: F401
 from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled  # noqa: F401
+from .grad_mode import is_inference_mode_enabled  # noqa: F401
 from .gradcheck import gradcheck, gradgradcheck  # noqa: F401
 
 

@@ -55,6 +55,15 @@ class set_grad_enabled(_GradModeBase):
         return False
 
 
+# Whether the innermost inference_mode block is on (torch.is_inference_mode_enabled).
+_inference_mode = False
+
+
+def is_inference_mode_enabled():
+    """True inside an enabled inference_mode block."""
+    return _inference_mode
+
+
 class inference_mode(_GradModeBase):
     """Like no_grad (ember keeps no separate inference tensors)."""
 
@@ -63,10 +72,15 @@ class inference_mode(_GradModeBase):
         self._mode = bool(mode)
 
     def __enter__(self):
+        global _inference_mode
         self._prev = _C.is_grad_enabled()
+        self._prev_inference = _inference_mode
+        _inference_mode = self._mode
         if self._mode:
             _C._set_grad_enabled(False)
 
     def __exit__(self, *exc):
+        global _inference_mode
         _C._set_grad_enabled(self._prev)
+        _inference_mode = self._prev_inference
         return False

@@ -157,3 +157,46 @@ TEST_CASE("large inputs match plain loops (parallel paths)") {
   }
   CHECK(sort_ok);
 }
+
+TEST_CASE("tensor_api: views and stacking") {
+  Tensor x = arange(24).reshape({2, 3, 4});
+  Tensor m = movedim(x, IntList{0, 1}, IntList{2, 0});
+  CHECK(m.sizes() == DimVector{3, 4, 2});
+  CHECK(m.impl()->storage() == x.impl()->storage());
+  CHECK(squeeze_dims(zeros({1, 3, 1}), {0, -1}).sizes() == DimVector{3});
+  CHECK(broadcast_shapes(std::vector<IntList>{{3, 1}, {4}, {}}) == DimVector{3, 4});
+  CHECK(values(sum_to_size(ones({2, 3}, kInt64), {1, 3})) == std::vector<int64_t>{2, 2, 2});
+  CHECK(values(rot90(arange(4).reshape({2, 2}))) == std::vector<int64_t>{1, 3, 0, 2});
+  CHECK(column_stack({arange(2), arange(2)}).sizes() == DimVector{2, 2});
+  CHECK(dstack({arange(2), arange(2)}).sizes() == DimVector{1, 2, 2});
+  CHECK(hsplit(arange(6).reshape({2, 3}), 3).size() == 3);
+  CHECK_THROWS_AS(vsplit(arange(3), 1), Error);
+  CHECK(values(block_diag({ones({1, 1}, kInt64), full({1, 2}, 2, kInt64)})) ==
+        std::vector<int64_t>{1, 0, 0, 0, 2, 2});
+  CHECK(values(vander(arange(3), 3)) == std::vector<int64_t>{0, 0, 1, 1, 1, 1, 4, 2, 1});
+  CHECK(values(diag_embed(arange(1, 3).reshape({1, 2}))) == std::vector<int64_t>{1, 0, 0, 2});
+}
+
+TEST_CASE("tensor_api: index grids and scatters") {
+  CHECK(values(tril_indices(3, 3)) == std::vector<int64_t>{0, 1, 1, 2, 2, 2, 0, 0, 1, 0, 1, 2});
+  CHECK(values(triu_indices(2, 3, 1)) == std::vector<int64_t>{0, 0, 1, 1, 2, 2});
+  TensorList g = meshgrid({arange(2), arange(3)}, "xy");
+  CHECK(g[0].sizes() == DimVector{3, 2});
+  CHECK(values(combinations(arange(3))) == std::vector<int64_t>{0, 1, 0, 2, 1, 2});
+  CHECK(values(repeat_interleave(from_vector<int64_t>({2, 0, 1}, {3}))) ==
+        std::vector<int64_t>{0, 0, 2});
+  CHECK(values(repeat_interleave(arange(2), 2)) == std::vector<int64_t>{0, 0, 1, 1});
+  CHECK(values(select_scatter(zeros({2, 2}, kInt64), ones({2}, kInt64), 1, 0)) ==
+        std::vector<int64_t>{1, 0, 1, 0});
+  auto [v, inv, counts] = unique_consecutive(from_vector<int64_t>({1, 1, 2, 1}, {4}), true, true);
+  CHECK(values(v) == std::vector<int64_t>{1, 2, 1});
+  CHECK(values(inv) == std::vector<int64_t>{0, 0, 1, 2});
+  CHECK(values(counts) == std::vector<int64_t>{2, 1, 1});
+  Tensor x = zeros({2, 2}, kInt64);
+  put_(x, from_vector<int64_t>({3, -4}, {2}), from_vector<int64_t>({5, 6}, {2}));
+  CHECK(values(x) == std::vector<int64_t>{6, 0, 0, 5});
+  Tensor mask = from_vector<int64_t>({1, 0, 1, 0}, {2, 2}).to(kBool);
+  CHECK(values(masked_scatter(zeros({2, 2}, kInt64), mask, arange(1, 5))) ==
+        std::vector<int64_t>{1, 0, 2, 0});
+  CHECK_THROWS_AS(put(x, from_vector<int64_t>({4}, {1}), ones({1}, kInt64)), IndexError);
+}
