@@ -176,8 +176,8 @@ Tensor pixel_unshuffle(const Tensor& input, int64_t r) {
 }
 
 Tensor channel_shuffle(const Tensor& input, int64_t groups) {
-  EMBER_CHECK(input.dim() > 2, "channel_shuffle expects input to have at least 3 dimensions, but got input with ",
-              input.dim(), " dimension(s)");
+  EMBER_CHECK(input.dim() > 2, "channel_shuffle expects input with > 2 dims, but got input with sizes ",
+              shape_str(input.sizes()));
   EMBER_CHECK(groups > 0, "Number of groups to divide channels in must be positive. Value of groups:", groups);
   int64_t c = input.size(1);
   EMBER_CHECK(c % groups == 0, "Number of channels must be divisible by groups. Got ", c, " channels and ",
@@ -254,7 +254,7 @@ Tensor rms_norm(const Tensor& input, const IntList& normalized_shape, const Tens
                 " and normalized_shape = ", shape_of(normalized_shape));
   if (!ok) {
     std::string s = shape_of(normalized_shape);
-    throw Error(detail::str("Given normalized_shape=", s, ", expected input with shape [*, ", s.substr(1),
+    throw Error(detail::str("Given normalized_shape=", s, ", expected input with shape [*", s.substr(1),
                             ", but got input of size", shape_str(input.sizes())));
   }
   double e = eps ? *eps
@@ -275,8 +275,11 @@ Tensor rms_norm(const Tensor& input, const IntList& normalized_shape, const Tens
 Tensor unfold(const Tensor& input, const IntList& kernel_size, const IntList& dilation, const IntList& padding,
               const IntList& stride) {
   int64_t d = input.dim();
+  // torch indexes dim 2 (of the unsqueezed input) first: IndexError for fewer dims.
+  EMBER_CHECK_INDEX(d >= 3, "Dimension out of range (expected to be in range of [", -d, ", ", d - 1,
+                    "], but got 2)");
   bool ok = (d == 3 || d == 4) && input.size(-3) != 0 && input.size(-2) != 0 && input.size(-1) != 0;
-  EMBER_CHECK(ok, "Expected 3D or 4D (batch mode) tensor for input with possibly 0 batch size and non-zero "
+  EMBER_CHECK(ok, "Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
               "dimensions for input, but got: ", shape_str(input.sizes()));
   Tensor x = d == 3 ? input.unsqueeze(0) : input;
   int64_t n = x.size(0), c = x.size(1), h = x.size(2), w = x.size(3);
@@ -295,7 +298,7 @@ Tensor fold(const Tensor& input, const IntList& output_size, const IntList& kern
             const IntList& padding, const IntList& stride) {
   int64_t d = input.dim();
   bool ok = (d == 2 || d == 3) && input.size(-2) != 0 && input.size(-1) != 0;
-  EMBER_CHECK(ok, "Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero "
+  EMBER_CHECK(ok, "Expected 2D or 3D (batch mode) tensor with possibly 0 batch size and other non-zero "
               "dimensions for input, but got: ", shape_str(input.sizes()));
   Tensor x = d == 2 ? input.unsqueeze(0) : input;
   auto [h, w] = pair_arg(output_size, "fold", "output_size");

@@ -163,8 +163,9 @@ Tensor multi_margin_loss(const Tensor& input, const Tensor& target, int64_t p, d
               "Expected non-empty vector or matrix with optional 0-dim batch size, but got: ", shape_str(input.sizes()));
   int64_t nframe = nd <= 1 ? 1 : input.size(0);
   int64_t dim = nd == 0 ? 1 : input.size(nd - 1);
-  EMBER_CHECK(target.dim() <= 1 && target.numel() == nframe, "inconsistent target size, expected ", nframe,
-              " but got ", shape_str(target.sizes()));
+  EMBER_CHECK(target.dim() <= 1 && target.numel() == nframe,
+              "multi_margin_loss: target tensor should be 1-D with size equal to the number of input samples "
+              "(batch size). Expected target size [", nframe, "], but got ", shape_str(target.sizes()), ".");
   EMBER_CHECK(target.dtype() == DType::Int64, "expected scalar type Long but found ",
               scalar_type_name(target.dtype()));
   Tensor x = input.reshape({nframe, dim});

@@ -14,8 +14,8 @@ namespace ember::nn::functional {
 namespace {
 
 void check_1d_input(const Tensor& input, const char* op) {
-  EMBER_CHECK(input.dim() == 2 || input.dim() == 3, op, "(): Expected 2D or 3D input tensor, but got ",
-              shape_str(input.sizes()));
+  EMBER_CHECK(input.dim() == 2 || input.dim() == 3, op, ": Expected 2D or 3D (batch mode) tensor with optional 0 "
+              "dim batch size for input, but got:", shape_str(input.sizes()));
 }
 
 int64_t one_int(const IntList& v, const char* op, const char* name) {
