@@ -23,6 +23,15 @@ int64_t one_int(const IntList& v, const char* op, const char* name) {
   return v[0];
 }
 
+void check_max_pool1d_args(const Tensor& input, const IntList& kernel_size, const IntList& stride,
+                           const IntList& padding, const IntList& dilation) {
+  check_1d_input(input, "max_pool1d");
+  one_int(kernel_size, "max_pool1d", "kernel_size");
+  if (!stride.empty()) one_int(stride, "max_pool1d", "stride");
+  one_int(padding, "max_pool1d", "padding");
+  one_int(dilation, "max_pool1d", "dilation");
+}
+
 // A 1-d size argument as the (1, k) pair of the 2-d op (h: the value for height).
 IntList widen(const IntList& v, int64_t h) { return v.empty() ? IntList{} : IntList{h, v[0]}; }
 
@@ -31,11 +40,7 @@ IntList widen(const IntList& v, int64_t h) { return v.empty() ? IntList{} : IntL
 std::tuple<Tensor, Tensor> max_pool1d_with_indices(const Tensor& input, const IntList& kernel_size,
                                                    const IntList& stride, const IntList& padding,
                                                    const IntList& dilation, bool ceil_mode) {
-  check_1d_input(input, "max_pool1d");
-  one_int(kernel_size, "max_pool1d", "kernel_size");
-  if (!stride.empty()) one_int(stride, "max_pool1d", "stride");
-  one_int(padding, "max_pool1d", "padding");
-  one_int(dilation, "max_pool1d", "dilation");
+  check_max_pool1d_args(input, kernel_size, stride, padding, dilation);
   // Height 1: the flat h * W + w index of the 2-d op is the 1-d position.
   auto [out, idx] = max_pool2d_with_indices(input.unsqueeze(-2), widen(kernel_size, 1), widen(stride, 1),
                                             widen(padding, 0), widen(dilation, 1), ceil_mode);
@@ -44,11 +49,7 @@ std::tuple<Tensor, Tensor> max_pool1d_with_indices(const Tensor& input, const In
 
 Tensor max_pool1d(const Tensor& input, const IntList& kernel_size, const IntList& stride, const IntList& padding,
                   const IntList& dilation, bool ceil_mode) {
-  check_1d_input(input, "max_pool1d");
-  one_int(kernel_size, "max_pool1d", "kernel_size");
-  if (!stride.empty()) one_int(stride, "max_pool1d", "stride");
-  one_int(padding, "max_pool1d", "padding");
-  one_int(dilation, "max_pool1d", "dilation");
+  check_max_pool1d_args(input, kernel_size, stride, padding, dilation);
   return max_pool2d(input.unsqueeze(-2), widen(kernel_size, 1), widen(stride, 1), widen(padding, 0),
                     widen(dilation, 1), ceil_mode)
       .squeeze(-2);

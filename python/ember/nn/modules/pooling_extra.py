@@ -1,33 +1,20 @@
 """1-d and adaptive-max pooling and power-average (LP) pooling layers."""
 from .. import functional as F
 from .module import Module
+from .pooling import MaxPool2d
 from .utils import _single
 
 __all__ = ["MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d",
            "AdaptiveMaxPool2d", "LPPool1d", "LPPool2d"]
 
 
-class MaxPool1d(Module):
+class MaxPool1d(MaxPool2d):
     """MaxPool1d(kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
-    ceil_mode=False) over (N, C, L) or (C, L)."""
-
-    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
-                 ceil_mode=False):
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding = padding
-        self.dilation = dilation
-        self.return_indices = return_indices
-        self.ceil_mode = ceil_mode
+    ceil_mode=False) over (N, C, L) or (C, L); MaxPool2d's options and repr."""
 
     def forward(self, input):
         return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
-
-    def extra_repr(self):
-        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
-                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
 
 
 class AvgPool1d(Module):
