@@ -213,9 +213,9 @@ def test_upsample_modules():
 
 # ---- dropout variants -----------------------------------------------------------------
 
-@pytest.mark.parametrize("name,shape", [("Dropout1d", (40, 50, 8)), ("Dropout1d", (50, 8)),
+@pytest.mark.parametrize("name,shape", [("Dropout1d", (40, 50, 8)), ("Dropout1d", (400, 8)),
                                         ("Dropout2d", (40, 50, 3, 3)), ("Dropout3d", (40, 50, 2, 2, 2)),
-                                        ("Dropout3d", (50, 2, 2, 2))])
+                                        ("Dropout3d", (400, 2, 2, 2))])
 def test_channel_dropout(name, shape):
     m = getattr(nn, name)(p=0.3)
     assert repr(m) == repr(getattr(torch.nn, name)(p=0.3))
