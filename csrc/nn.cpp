@@ -183,11 +183,14 @@ void bind_losses(py::module_& m) {
 
 }  // namespace
 
+void bind_nn_extra(py::module_& m);  // csrc/nn_extra.cpp
+
 void bind_nn(py::module_& m, TensorClass& cls) {
   bind_norms(m);
   bind_dropout_embedding(m);
   bind_resample(m);
   bind_losses(m);
+  bind_nn_extra(m);
 }
 
 }  // namespace ember::python

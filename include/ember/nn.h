@@ -16,5 +16,7 @@
 #include "ember/nn/modules/pooling.h"
 #include "ember/nn/modules/rnn.h"
 #include "ember/nn/modules/transformer.h"
+#include "ember/nn/modules/layers_extra.h"
+#include "ember/nn/modules/loss_extra.h"
 #include "ember/nn/serialize.h"
 #include "ember/nn/utils.h"

@@ -107,3 +107,62 @@ if not hasattr(_C, "bilinear"):
     bilinear = _bilinear
     bilinear.__name__ = bilinear.__qualname__ = "bilinear"
     __all__.append("bilinear")
+
+
+# Composites of ember ops (ember::nn::functional, csrc/nn_extra.cpp): losses, distances,
+# channel / alpha dropout, shuffles, instance / RMS / local-response norms, fold / unfold
+# and the 1-d, adaptive-max and LP pooling.
+from .._C import _nn  # noqa: E402
+
+for _name in [
+    "kl_div", "soft_margin_loss", "cosine_embedding_loss", "margin_ranking_loss",
+    "hinge_embedding_loss", "poisson_nll_loss", "gaussian_nll_loss", "triplet_margin_loss",
+    "multilabel_soft_margin_loss", "multi_margin_loss", "normalize", "cosine_similarity",
+    "pairwise_distance", "pdist", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
+    "feature_alpha_dropout", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
+    "instance_norm", "local_response_norm", "rms_norm", "unfold", "fold", "max_pool1d",
+    "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d",
+    "adaptive_max_pool2d", "lp_pool1d", "lp_pool2d",
+]:
+    globals()[_name] = getattr(_nn, _name)
+    if _name not in __all__:
+        __all__.append(_name)
+del _name
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
+    """F.adaptive_max_pool1d(..., return_indices=True)."""
+    return _nn.adaptive_max_pool1d(input, output_size, True)
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
+    """F.adaptive_max_pool2d(..., return_indices=True)."""
+    return _nn.adaptive_max_pool2d(input, output_size, True)
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    """Deprecated alias of F.interpolate (warns, as torch)."""
+    import warnings
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` "
+                  "instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    """Deprecated: F.interpolate(..., mode='nearest')."""
+    import warnings
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    """Deprecated: F.interpolate(..., mode='bilinear', align_corners=True)."""
+    import warnings
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+__all__ += ["adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices", "upsample",
+            "upsample_nearest", "upsample_bilinear"]
