@@ -16,6 +16,7 @@
 #include "ember/ops/factories.h"
 #include "ember/ops/views.h"
 #include "ember/ops/elementwise.h"
+#include "ember/ops/elementwise_special.h"
 #include "ember/ops/reduce.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/nn.h"
