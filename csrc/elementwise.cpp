@@ -5,6 +5,7 @@
 // is one typed overload (Tensor, TensorArg) with no keyword parsing; py::is_operator
 // makes an unsupported operand type return NotImplemented, as Python expects.
 #include "bindings.h"
+#include "ember/ops/elementwise_special.h"
 
 namespace ember::python {
 
@@ -367,6 +368,93 @@ void bind_operators(TensorClass& cls) {
   cls.def("__invert__", [](T a) { return bitwise_not(a); });
 }
 
+// The special functions (ember/ops/elementwise_special.h).
+void bind_special_ops(py::module_& m, TensorClass& cls) {
+  struct Unary { const char* name; Fn1 f; Fn1_ f_; };
+  for (const Unary& u : std::initializer_list<Unary>{
+           {"acos", &acos, &acos_}, {"arccos", &acos, &acos_},
+           {"asin", &asin, &asin_}, {"arcsin", &asin, &asin_},
+           {"atan", &atan, &atan_}, {"arctan", &atan, &atan_},
+           {"sinh", &sinh, &sinh_}, {"cosh", &cosh, &cosh_},
+           {"asinh", &asinh, &asinh_}, {"arcsinh", &asinh, &asinh_},
+           {"acosh", &acosh, &acosh_}, {"arccosh", &acosh, &acosh_},
+           {"atanh", &atanh, &atanh_}, {"arctanh", &atanh, &atanh_},
+           {"erfc", &erfc, &erfc_}, {"erfinv", &erfinv, &erfinv_},
+           {"lgamma", &lgamma, &lgamma_}, {"digamma", &digamma, &digamma_},
+           {"log10", &log10, &log10_}, {"exp2", &exp2, &exp2_},
+           {"sinc", &sinc, &sinc_}, {"i0", &i0, &i0_}, {"frac", &frac, &frac_},
+           {"deg2rad", &deg2rad, &deg2rad_}, {"rad2deg", &rad2deg, &rad2deg_},
+           {"sgn", &sgn, &sgn_}, {"signbit", &signbit, nullptr},
+           {"positive", &positive, nullptr}, {"isneginf", &isneginf, nullptr},
+           {"isposinf", &isposinf, nullptr}, {"isreal", &isreal, nullptr}})
+    def_unary(m, cls, u.name, u.f, u.f_);
+  m.def("_special_i1", &special_i1, py::arg("input"));
+
+  m.def("polygamma", [](int64_t n, const Tensor& t) { return polygamma(n, t); }, py::arg("n"),
+        py::arg("input"));
+  cls.def("polygamma", [](const Tensor& t, int64_t n) { return polygamma(n, t); }, py::arg("n"));
+  cls.def("polygamma_", inplace([](Tensor& t, int64_t n) { polygamma_(t, n); }), py::arg("n"));
+
+  auto logit_fn = [](const Tensor& t, std::optional<double> eps) { return logit(t, eps); };
+  m.def("logit", logit_fn, py::arg("input"), py::arg("eps") = py::none());
+  cls.def("logit", logit_fn, py::arg("eps") = py::none());
+  auto logit_inplace = [](const py::object& t, std::optional<double> eps) -> py::object {
+    logit_(self_of(t), eps);
+    return t;
+  };
+  m.def("logit_", logit_inplace, py::arg("input"), py::arg("eps") = py::none());
+  cls.def("logit_", logit_inplace, py::arg("eps") = py::none());
+
+  // Tensor operands only (PyTorch refuses Python numbers for these with a TypeError).
+  auto tensors_only = [&](const char* name, Fn2 f, Fn2_ f_, const char* other) {
+    m.def(name, f, py::arg("input"), py::arg(other));
+    cls.def(name, f, py::arg(other));
+    if (f_)
+      cls.def((std::string(name) + "_").c_str(), inplace([f_](Tensor& a, const Tensor& b) { f_(a, b); }),
+              py::arg(other));
+  };
+  tensors_only("hypot", &hypot, &hypot_, "other");
+  tensors_only("logaddexp", &logaddexp, nullptr, "other");
+  tensors_only("logaddexp2", &logaddexp2, nullptr, "other");
+  tensors_only("fmax", &fmax, nullptr, "other");
+  tensors_only("fmin", &fmin, nullptr, "other");
+  tensors_only("heaviside", &heaviside, &heaviside_, "values");
+  tensors_only("gcd", &gcd, &gcd_, "other");
+  tensors_only("lcm", &lcm, &lcm_, "other");
+  tensors_only("nextafter", &nextafter, &nextafter_, "other");
+  tensors_only("ldexp", &ldexp, &ldexp_, "other");
+
+  // copysign: other may be a number (self may not); xlogy, float_power: either may be.
+  auto copysign_fn = [](const Tensor& a, const TensorArg& b) { return copysign(a, b.tensor); };
+  m.def("copysign", copysign_fn, py::arg("input"), py::arg("other"));
+  cls.def("copysign", copysign_fn, py::arg("other"));
+  cls.def("copysign_", inplace([](Tensor& a, const TensorArg& b) { copysign_(a, b.tensor); }),
+          py::arg("other"));
+  def_binary(m, cls, "xlogy", static_cast<Fn2>(&xlogy), static_cast<Fn2_>(&xlogy_));
+  m.def("float_power", [](const TensorArg& a, const TensorArg& e) {
+    check_one_tensor(a, e, "float_power");
+    return float_power(a.tensor, e.tensor);
+  }, py::arg("input"), py::arg("exponent"));
+  cls.def("float_power", [](const Tensor& a, const TensorArg& e) { return float_power(a, e.tensor); },
+          py::arg("exponent"));
+  cls.def("float_power_", inplace([](Tensor& a, const TensorArg& e) { float_power_(a, e.tensor); }),
+          py::arg("exponent"));
+
+  // addcmul / addcdiv(input, tensor1, tensor2, *, value=1)
+  using Fn3 = Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&);
+  using Fn3_ = Tensor& (*)(Tensor&, const Tensor&, const Tensor&, const Scalar&);
+  auto addc = [&](const char* name, Fn3 f, Fn3_ f_) {
+    m.def(name, f, py::arg("input"), py::arg("tensor1"), py::arg("tensor2"), py::kw_only(),
+          py::arg("value") = 1);
+    cls.def(name, f, py::arg("tensor1"), py::arg("tensor2"), py::kw_only(), py::arg("value") = 1);
+    cls.def((std::string(name) + "_").c_str(),
+            inplace([f_](Tensor& a, const Tensor& t1, const Tensor& t2, const Scalar& v) { f_(a, t1, t2, v); }),
+            py::arg("tensor1"), py::arg("tensor2"), py::kw_only(), py::arg("value") = 1);
+  };
+  addc("addcmul", &addcmul, &addcmul_);
+  addc("addcdiv", &addcdiv, &addcdiv_);
+}
+
 }  // namespace
 
 void bind_elementwise(py::module_& m, TensorClass& cls) {
@@ -374,6 +462,7 @@ void bind_elementwise(py::module_& m, TensorClass& cls) {
   bind_binary_ops(m, cls);
   bind_compare_ops(m, cls);
   bind_operators(cls);
+  bind_special_ops(m, cls);
 }
 
 }  // namespace ember::python

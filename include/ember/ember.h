@@ -17,6 +17,7 @@
 #include "ember/ops/views.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/activation.h"
+#include "ember/ops/elementwise_special.h"
 #include "ember/ops/reduce.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/nn.h"

@@ -28,6 +28,7 @@ from . import jit  # noqa: E402,F401  (ember.jit: trace, load, TracedModule)
 from . import onnx  # noqa: E402,F401  (ember.onnx.export; needs the onnx package only when called)
 from .autograd import is_inference_mode_enabled  # noqa: E402,F401
 from ._type_info import finfo, iinfo  # noqa: E402,F401
+from . import special  # noqa: E402,F401  (ember.special: torch.special's names)
 
 float = float32  # noqa: A001
 double = float64

@@ -459,3 +459,83 @@ def test_lerp(dtype):
     check_against_cpu(lambda x, y: x.clone().lerp_(y, 0.5), s, e)
     check_against_cpu(lambda x, y, z: x.clone().lerp_(y, z), s, e, w)
     check_against_cpu(lambda x, y: ember.lerp(x, y, 0.5), make((), dtype), make((0, 1), dtype))
+
+
+# ---- special functions (cuda/elementwise/special.cu) ----------------------------------------
+
+# name -> input range (float-only: integer and bool inputs give the default float dtype)
+SPECIAL_UNARY = {
+    "acos": (-1, 1), "asin": (-1, 1), "atan": (-8, 8), "sinh": (-6, 6), "cosh": (-6, 6),
+    "asinh": (-20, 20), "acosh": (1, 20), "atanh": (-0.99, 0.99), "erfc": (-4, 6),
+    "erfinv": (-1, 1), "lgamma": (-6, 30), "digamma": (0.1, 30), "log10": (0.01, 100),
+    "exp2": (-20, 20), "sinc": (-5, 5), "i0": (-30, 30),
+}
+
+
+@pytest.mark.parametrize("dtype", ALL, ids=str)
+@pytest.mark.parametrize("name", sorted(SPECIAL_UNARY))
+def test_special_unary(name, dtype):
+    lo, hi = SPECIAL_UNARY[name]
+    x = make((5, 7), dtype, lo, hi)
+    op = getattr(ember, name)
+    check_against_cpu(op, x, grad=dtype in FLOATS)
+    if dtype == ember.float32:
+        check_against_cpu(lambda t: op(t.t()), x, grad=True)
+        check_against_cpu(lambda t: op(t[:, ::2]), x)
+        check_against_cpu(lambda t: getattr(t.clone(), name + "_")(), x)
+        check_against_cpu(op, make((), dtype, lo, hi))
+        check_against_cpu(op, make((0, 3), dtype, lo, hi))
+
+
+def test_special_unary_edges_and_others():
+    v = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 0.5, -2.0, -2.5, 1e-8, 700.0])
+    for dtype in FLOATS:
+        x = ember.from_numpy(v).to(dtype)
+        for name in list(SPECIAL_UNARY) + ["frac", "signbit"]:
+            check_against_cpu(getattr(ember, name), x)
+        for n in range(4):
+            check_against_cpu(lambda t: ember.polygamma(n, t), x)
+        check_against_cpu(ember._special_i1, x)
+        check_against_cpu(lambda t: t.clone().frac_(), make((4, 6), dtype, -9, 9), grad=False)
+    for dtype in ALL:
+        check_against_cpu(ember.signbit, make((4, 6), dtype))
+    check_against_cpu(lambda t: ember.polygamma(2, t), make((4, 6), ember.float64, 0.1, 9), grad=True)
+    check_against_cpu(ember.i0, make((4, 6), ember.float64, -9, 9), grad=True)
+
+
+# name -> dtypes
+SPECIAL_BINARY = {
+    "hypot": FLOATS, "logaddexp": FLOATS, "logaddexp2": FLOATS, "copysign": NUMERIC,
+    "fmax": ALL, "fmin": ALL, "xlogy": NUMERIC, "heaviside": ALL, "gcd": INTS, "lcm": INTS,
+    "nextafter": FLOATS,
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPECIAL_BINARY))
+def test_special_binary(name):
+    for dtype in SPECIAL_BINARY[name]:
+        lo = 0.1 if name == "xlogy" else -5
+        a, b = make((3, 4), dtype, -5, 5, seed=1), make((4,), dtype, lo, 5, seed=2)
+        op = getattr(ember, name)
+        grad = dtype in FLOATS and name not in ("heaviside", "nextafter")
+        check_against_cpu(op, a, b, grad=grad)
+        check_against_cpu(lambda x, y: op(x.t(), y[:3]), a, b)
+        check_against_cpu(op, make((), dtype), make((0, 1), dtype))
+        check_against_cpu(op, a, make((), dtype, seed=3))
+    v = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 2.5])
+    if ember.float32 in SPECIAL_BINARY[name]:
+        for dtype in FLOATS:
+            a = ember.from_numpy(np.repeat(v, len(v))).to(dtype)
+            b = ember.from_numpy(np.tile(v, len(v))).to(dtype)
+            check_against_cpu(getattr(ember, name), a, b)
+
+
+def test_special_binary_in_place_and_numbers():
+    a, b = make((3, 4), ember.float32, seed=1), make((3, 4), ember.float32, 0.1, 5, seed=2)
+    for name in ["hypot", "copysign", "xlogy", "nextafter"]:
+        check_against_cpu(lambda x, y: getattr(x.clone(), name + "_")(y), a, b)
+    check_against_cpu(lambda x: ember.xlogy(x, 2.0), a)
+    check_against_cpu(lambda y: ember.xlogy(3, y), b)
+    check_against_cpu(lambda x: ember.copysign(x, -1.0), a)
+    i, j = make((3, 4), ember.int32, -30, 30, seed=1), make((3, 4), ember.int32, -30, 30, seed=2)
+    check_against_cpu(lambda x, y: x.clone().gcd_(y), i, j)

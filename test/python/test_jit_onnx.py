@@ -388,6 +388,8 @@ CASES = {
     "sqrt_rsqrt_reciprocal": (lambda x: x.sqrt() + x.rsqrt() + x.reciprocal(), (_pos(3, 4),)),
     "trig": (lambda x: x.sin() + x.cos() + x.tan() + x.tanh() + x.sigmoid() + ember.erf(x),
              (_x(3, 4),)),
+    "inverse_trig": (lambda x: x.acos() + x.asin() + x.atan() + x.sinh() + x.cosh() + x.asinh()
+                     + x.atanh() + (x.abs() + 1).acosh(), (_x(3, 4).tanh() * 0.9,)),
     "rounding": (lambda x: x.floor() + x.ceil() + x.trunc() + x.round() + x.round(decimals=1),
                  (_x(3, 4) * 10,)),
     "int_unary": (lambda x: x.floor() * 2 + x.abs() - x.exp(), (_ints(3, 4),)),

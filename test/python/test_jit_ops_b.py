@@ -602,3 +602,71 @@ def test_activation_composites_trace():
     check(lambda x: F.glu(x, 0) + F.softsign(x[:2]), randn(4, 3), ops=["sigmoid", "div"])
     check(lambda x, w: F.prelu(x, w), randn(2, 3, 4), randn(3), ops=["where"])
     check(lambda x: F.softmin(x, 1) + F.tanhshrink(x), randn(2, 5), ops=["softmax", "tanh"])
+
+
+# ---- special functions (ops/elementwise_special.h) --------------------------------------------
+
+def unit(*shape):
+    """Values in (-0.9, 0.9): the domain of asin, atanh, erfinv."""
+    return lambda: ember.rand(*shape) * 1.8 - 0.9
+
+
+SPECIAL_UNARY = [
+    ("acos", unit(3, 4)), ("asin", unit(3, 4)), ("atan", randn(3, 4, nc=True)),
+    ("sinh", randn(3, 4)), ("cosh", randn(3, 4)), ("asinh", randn(3, 4)),
+    ("acosh", lambda: ember.rand(3, 4) + 1.1), ("atanh", unit(3, 4)), ("erfc", randn(3, 4)),
+    ("erfinv", unit(3, 4)), ("lgamma", positive(3, 4)), ("digamma", positive(3, 4)),
+    ("log10", positive(3, 4)), ("exp2", randn(3, 4)), ("sinc", randn(3, 4)),
+    ("i0", randn(3, 4)), ("frac", randn(3, 4)),
+]
+
+
+@pytest.mark.parametrize("op,make", SPECIAL_UNARY, ids=[u[0] for u in SPECIAL_UNARY])
+def test_special_unary(op, make):
+    check(lambda x: getattr(ember, op)(x), make, ops=[op])
+
+    def fn(x):
+        getattr(x, op + "_")()
+        return x
+    check(fn, make, ops=[op])
+
+
+def test_special_unary_others():
+    check(lambda x: ember.polygamma(2, x), positive(3, 4), ops=["polygamma"])
+
+    def polygamma_inplace(x):
+        x.polygamma_(1)
+        return x
+    check(polygamma_inplace, positive(5), ops=["polygamma"])
+    check(lambda x: ember.signbit(x), special(), ops=["signbit"])
+    check(lambda x: ember.special.i1(x), randn(6), ops=["special_i1"])
+    check(lambda x: ember.logit(x.sigmoid(), eps=1e-3), randn(6), ops=["sigmoid", "clamp", "log"])
+
+
+SPECIAL_BINARY = [
+    ("hypot", randn(3, 4, nc=True), randn(4)), ("logaddexp", randn(3, 4), randn(4)),
+    ("logaddexp2", randn(3, 4), randn(4)), ("copysign", randn(3, 4), randn(4)),
+    ("fmax", special(), randn(8)), ("fmin", special(), randn(8)),
+    ("xlogy", randn(3, 4), positive(4)), ("heaviside", randn(3, 4), randn(4)),
+    ("gcd", randint(-20, 20, 3, 4), randint(-20, 20, 4)),
+    ("lcm", randint(-9, 9, 3, 4), randint(-9, 9, 4)), ("nextafter", randn(3, 4), randn(4)),
+]
+_SPECIAL_NO_INPLACE = {"logaddexp", "logaddexp2", "fmax", "fmin"}
+
+
+@pytest.mark.parametrize("op,make_x,make_y", SPECIAL_BINARY, ids=[b[0] for b in SPECIAL_BINARY])
+def test_special_binary(op, make_x, make_y):
+    check(lambda x, y: getattr(ember, op)(x, y), make_x, make_y, ops=[op])
+    if op in _SPECIAL_NO_INPLACE:
+        return
+
+    def fn(x, y):
+        getattr(x, op + "_")(y)
+        return x
+    check(fn, make_x, make_y, ops=[op])
+
+
+def test_special_binary_numbers():
+    check(lambda x: ember.xlogy(x, 2.5), randn(3, 4), ops=["xlogy"])
+    check(lambda y: ember.xlogy(3, y), positive(3, 4), ops=["xlogy"])
+    check(lambda x: ember.copysign(x, -1.0), randn(3, 4), ops=["copysign"])

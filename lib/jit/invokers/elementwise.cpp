@@ -14,6 +14,7 @@
 // threshold_backward (relu's backward) has no invoker: it cannot be traced.
 #include "ember/ops/activation.h"
 #include "ember/ops/elementwise.h"
+#include "ember/ops/elementwise_special.h"
 #include "jit/invokers/invoke_util.h"
 
 namespace ember::jit {
@@ -128,6 +129,43 @@ EMBER_INVOKER_OUT_OF_PLACE(logsigmoid);
 EMBER_INVOKER_OUT_OF_PLACE(softshrink, a.scalar(0));  // lambd
 EMBER_INVOKER_OUT_OF_PLACE(hardshrink, a.scalar(0));  // lambd
 EMBER_INVOKER_WITH_INPLACE(threshold, a.scalar(0), a.scalar(1));  // threshold, value
+// ---- special functions (ops/elementwise_special.h) -----------------------------------------------
+EMBER_INVOKER_WITH_INPLACE(acos);
+EMBER_INVOKER_WITH_INPLACE(asin);
+EMBER_INVOKER_WITH_INPLACE(atan);
+EMBER_INVOKER_WITH_INPLACE(sinh);
+EMBER_INVOKER_WITH_INPLACE(cosh);
+EMBER_INVOKER_WITH_INPLACE(asinh);
+EMBER_INVOKER_WITH_INPLACE(acosh);
+EMBER_INVOKER_WITH_INPLACE(atanh);
+EMBER_INVOKER_WITH_INPLACE(erfc);
+EMBER_INVOKER_WITH_INPLACE(erfinv);
+EMBER_INVOKER_WITH_INPLACE(lgamma);
+EMBER_INVOKER_WITH_INPLACE(digamma);
+EMBER_INVOKER_WITH_INPLACE(log10);
+EMBER_INVOKER_WITH_INPLACE(exp2);
+EMBER_INVOKER_WITH_INPLACE(sinc);
+EMBER_INVOKER_WITH_INPLACE(i0);
+EMBER_INVOKER_OUT_OF_PLACE(special_i1);
+EMBER_INVOKER_WITH_INPLACE(frac);
+EMBER_INVOKER_OUT_OF_PLACE(signbit);
+// polygamma(n, x): n is the node's attr 0; in place: x.polygamma_(n).
+EMBER_REGISTER_INVOKER(polygamma, [](const InvokeArgs& a) -> std::vector<Tensor> {
+  if (a.node().preset.empty()) return {ember::polygamma(a.integer(0), a.tensor(0))};
+  Tensor self = inplace_self(a);
+  return {ember::polygamma_(self, a.integer(0))};
+});
+EMBER_INVOKER_WITH_INPLACE(hypot, a.tensor(1));
+EMBER_INVOKER_OUT_OF_PLACE(logaddexp, a.tensor(1));
+EMBER_INVOKER_OUT_OF_PLACE(logaddexp2, a.tensor(1));
+EMBER_INVOKER_WITH_INPLACE(copysign, a.tensor(1));
+EMBER_INVOKER_OUT_OF_PLACE(fmax, a.tensor(1));
+EMBER_INVOKER_OUT_OF_PLACE(fmin, a.tensor(1));
+EMBER_INVOKER_WITH_INPLACE(xlogy, a.tensor(1));
+EMBER_INVOKER_WITH_INPLACE(heaviside, a.tensor(1));
+EMBER_INVOKER_WITH_INPLACE(gcd, a.tensor(1));
+EMBER_INVOKER_WITH_INPLACE(lcm, a.tensor(1));
+EMBER_INVOKER_WITH_INPLACE(nextafter, a.tensor(1));
 
 #undef EMBER_INVOKER_WITH_INPLACE
 #undef EMBER_INVOKER_OUT_OF_PLACE

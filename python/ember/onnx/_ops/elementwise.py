@@ -11,7 +11,9 @@ from .registry import converts
 # ---- elementwise: unary ---------------------------------------------------------------
 _UNARY = {"neg": "Neg", "abs": "Abs", "sign": "Sign", "exp": "Exp", "log": "Log",
           "sqrt": "Sqrt", "reciprocal": "Reciprocal", "sin": "Sin", "cos": "Cos", "tan": "Tan",
-          "tanh": "Tanh", "sigmoid": "Sigmoid", "erf": "Erf", "relu": "Relu"}
+          "tanh": "Tanh", "sigmoid": "Sigmoid", "erf": "Erf", "relu": "Relu",
+          "acos": "Acos", "asin": "Asin", "atan": "Atan", "sinh": "Sinh", "cosh": "Cosh",
+          "asinh": "Asinh", "acosh": "Acosh", "atanh": "Atanh"}
 
 
 @converts(*_UNARY)
