@@ -26,6 +26,7 @@ from . import cuda  # noqa: E402,F401  (ember.cuda: devices, streams, events, CU
 from . import backends  # noqa: E402,F401  (ember.backends: cuBLAS/cuDNN switches, as torch.backends)
 from . import jit  # noqa: E402,F401  (ember.jit: trace, load, TracedModule)
 from . import onnx  # noqa: E402,F401  (ember.onnx.export; needs the onnx package only when called)
+from . import linalg  # noqa: E402,F401  (ember.linalg: norms, multi_dot, cross, vecdot)
 
 float = float32  # noqa: A001
 double = float64
