@@ -138,6 +138,9 @@ Tensor einsum(const std::string& equation_in, const TensorList& operands) {
     }
   }
   size_t nops = operands.size();
+  for (const Tensor& op : operands)
+    EMBER_CHECK(op.dtype() == operands[0].dtype(), "expected scalar type ", scalar_type_name(operands[0].dtype()),
+                " but found ", scalar_type_name(op.dtype()));
   EMBER_CHECK(terms.size() <= nops, "einsum(): fewer operands were provided than specified in the equation");
   EMBER_CHECK(terms.size() >= nops, "einsum(): more operands were provided than specified in the equation");
   // Per-operand labels, ellipsis dims numbered from the right so that they broadcast.

@@ -204,7 +204,7 @@ Tensor cumulative_trapezoid(const Tensor& y, const Scalar& dx, int64_t dim) {
 namespace linalg {
 
 Tensor vector_norm(const Tensor& x, double ord, const IntList& dim, bool keepdim, std::optional<DType> dtype) {
-  EMBER_CHECK(is_floating(x.dtype()), "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
+  EMBER_CHECK_AS(NotImplementedError, is_floating(x.dtype()), "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
               scalar_type_name(x.dtype()));
   return norm(x, ord, dim, keepdim, dtype);
 }

@@ -32,6 +32,7 @@ Tensor add_scaled(const Tensor& self, const Tensor& product, const Scalar& beta,
 
 Tensor tensordot(const Tensor& a, const Tensor& b, const IntList& dims_a, const IntList& dims_b) {
   EMBER_CHECK(dims_a.size() == dims_b.size(), "both dimension lists should have same length");
+  EMBER_CHECK(a.dtype() == b.dtype(), "both inputs should have same dtype");
   int64_t na = a.dim(), nb = b.dim();
   std::vector<bool> used_a(na, false), used_b(nb, false);
   IntList ca, cb;

@@ -87,6 +87,7 @@ std::tuple<Tensor, Tensor> nanmedian(const Tensor& self, int64_t dim, bool keepd
 }
 
 std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
+  EMBER_CHECK_AS(NotImplementedError, self.dtype() != DType::Bool, "\"kthvalue_cpu\" not implemented for 'Bool'");
   Rows r = rows_of(self, dim, "kthvalue");
   int64_t n = r.x.size(r.dim);
   EMBER_CHECK(k >= 1 && k <= n, "kthvalue(): selected number k out of range for dimension ", r.dim);

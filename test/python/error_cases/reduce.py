@@ -130,4 +130,11 @@ CASES = [
      r"minlength should be >= 0"),
     ("bincount weights of another length", lambda: ember.tensor([1, 2]).bincount(z(3)), RuntimeError,
      r"weights should be 1-d and have the same length as input"),
+    ("kthvalue of bool", lambda: z(3, dtype=ember.bool).kthvalue(1), NotImplementedError,
+     r"\"kthvalue_cpu\" not implemented for 'Bool'"),
+    ("cummax dim out of range", lambda: z(2, 3).cummax(2), IndexError, r"out of range"),
+    ("cummin dim out of range", lambda: z(2).cummin(-2), IndexError, r"out of range"),
+    ("logcumsumexp of ints", lambda: ints().logcumsumexp(0), NotImplementedError,
+     r"\"logcumsumexp_out_cpu\" not implemented for 'Long'"),
+    ("logcumsumexp dim out of range", lambda: z(2, 3).logcumsumexp(2), IndexError, r"out of range"),
 ]
