@@ -43,9 +43,13 @@ Tensor einsum_py(const py::args& args) {
   size_t i = 0;
   for (; i + 1 < args.size(); i += 2) {
     ops.push_back(args[i].cast<Tensor>());
-    eq += (i ? "," : "") + sublist_subscripts(args[i + 1]);
+    if (i) eq += ',';
+    eq += sublist_subscripts(args[i + 1]);
   }
-  if (i < args.size()) eq += "->" + sublist_subscripts(args[i]);
+  if (i < args.size()) {
+    eq += "->";
+    eq += sublist_subscripts(args[i]);
+  }
   return einsum(eq, ops);
 }
 
