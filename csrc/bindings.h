@@ -42,6 +42,8 @@ void bind_factories(py::module_& m);
 void bind_memory(py::module_& m);
 void bind_elementwise(py::module_& m, TensorClass& cls);
 void bind_reduce(py::module_& m, TensorClass& cls);
+void bind_statistics(py::module_& m, TensorClass& cls);
+void bind_linalg_extra(py::module_& m, TensorClass& cls);
 void bind_linalg(py::module_& m, TensorClass& cls);
 void bind_nn(py::module_& m, TensorClass& cls);
 void bind_nn_backward(py::module_& m);

@@ -12,6 +12,8 @@ PYBIND11_MODULE(_C, m) {
   bind_elementwise(m, cls);
   bind_reduce(m, cls);
   bind_linalg(m, cls);
+  bind_statistics(m, cls);
+  bind_linalg_extra(m, cls);
   bind_nn(m, cls);
   bind_nn_backward(m);
   bind_shape_index(m, cls);

@@ -20,6 +20,8 @@
 #include "ember/ops/elementwise_special.h"
 #include "ember/ops/reduce.h"
 #include "ember/ops/linalg.h"
+#include "ember/ops/linalg_extra.h"
+#include "ember/ops/statistics.h"
 #include "ember/ops/nn.h"
 #include "ember/ops/rnn.h"
 #include "ember/ops/attention.h"

@@ -29,6 +29,7 @@ from . import onnx  # noqa: E402,F401  (ember.onnx.export; needs the onnx packag
 from .autograd import is_inference_mode_enabled  # noqa: E402,F401
 from ._type_info import finfo, iinfo  # noqa: E402,F401
 from . import special  # noqa: E402,F401  (ember.special: torch.special's names)
+from . import linalg  # noqa: E402,F401  (ember.linalg: norms, multi_dot, cross, vecdot)
 
 float = float32  # noqa: A001
 double = float64
