@@ -13,19 +13,32 @@
 
 #include "core/elementwise_math.h"
 
+// Forced inline: the CPU kernels' loops vectorize only when every call in them is
+// inlined, and GCC's inliner gives up in a file with this many instantiations.
+#if defined(__CUDACC__)
+#define EMBER_CELL_INLINE __host__ __device__ __forceinline__
+#else
+#define EMBER_CELL_INLINE [[gnu::always_inline]] inline
+#endif
+
 namespace ember {
 
 struct StdActivations {
   template <typename T>
-  EMBER_HOST_DEVICE static T sigmoid(T x) { return sigmoid_value(x); }
+  EMBER_CELL_INLINE static T sigmoid(T x) { return sigmoid_value(x); }
   template <typename T>
-  EMBER_HOST_DEVICE static T tanh(T x) { return std::tanh(x); }
+  EMBER_CELL_INLINE static T tanh(T x) { return std::tanh(x); }
+};
+
+template <typename T>
+struct LstmCellState {
+  T h, c;
 };
 
 template <typename Act, typename T>
-EMBER_HOST_DEVICE inline void lstm_cell_point(T gi, T gf, T gg, T go, T c_prev, T& h, T& c) {
-  c = Act::sigmoid(gf) * c_prev + Act::sigmoid(gi) * Act::tanh(gg);
-  h = Act::sigmoid(go) * Act::tanh(c);
+EMBER_CELL_INLINE LstmCellState<T> lstm_cell_point(T gi, T gf, T gg, T go, T c_prev) {
+  const T c = Act::sigmoid(gf) * c_prev + Act::sigmoid(gi) * Act::tanh(gg);
+  return {Act::sigmoid(go) * Act::tanh(c), c};
 }
 
 template <typename T>
@@ -34,7 +47,7 @@ struct LstmCellGrads {
 };
 
 template <typename Act, typename T>
-EMBER_HOST_DEVICE inline LstmCellGrads<T> lstm_cell_point_backward(T gi, T gf, T gg, T go, T c_prev,
+EMBER_CELL_INLINE LstmCellGrads<T> lstm_cell_point_backward(T gi, T gf, T gg, T go, T c_prev,
                                                                    T c, T dh, T dc) {
   const T i = Act::sigmoid(gi), f = Act::sigmoid(gf), g = Act::tanh(gg), o = Act::sigmoid(go);
   const T tc = Act::tanh(c);
@@ -52,7 +65,7 @@ EMBER_HOST_DEVICE inline LstmCellGrads<T> lstm_cell_point_backward(T gi, T gf, T
 //   r = sigmoid(gx_r + gh_r), z = sigmoid(gx_z + gh_z), n = tanh(gx_n + r gh_n),
 //   h' = n + z (h - n).
 template <typename Act, typename T>
-EMBER_HOST_DEVICE inline T gru_cell_point(T xr, T xz, T xn, T hr, T hz, T hn, T h) {
+EMBER_CELL_INLINE T gru_cell_point(T xr, T xz, T xn, T hr, T hz, T hn, T h) {
   const T r = Act::sigmoid(xr + hr), z = Act::sigmoid(xz + hz);
   const T n = Act::tanh(xn + r * hn);
   return n + z * (h - n);
@@ -64,7 +77,7 @@ struct GruCellGrads {
 };
 
 template <typename Act, typename T>
-EMBER_HOST_DEVICE inline GruCellGrads<T> gru_cell_point_backward(T xr, T xz, T xn, T hr, T hz, T hn,
+EMBER_CELL_INLINE GruCellGrads<T> gru_cell_point_backward(T xr, T xz, T xn, T hr, T hz, T hn,
                                                                  T h, T dh_new) {
   const T r = Act::sigmoid(xr + hr), z = Act::sigmoid(xz + hz);
   const T n = Act::tanh(xn + r * hn);

@@ -14,8 +14,8 @@ namespace ember::cpu {
 namespace {
 
 struct VecActivations {
-  static float sigmoid(float x) { return vec::sigmoid(x); }
-  static float tanh(float x) { return vec::tanh(x); }
+  [[gnu::always_inline]] static float sigmoid(float x) { return vec::sigmoid(x); }
+  [[gnu::always_inline]] static float tanh(float x) { return vec::tanh(x); }
 };
 
 template <typename T>
@@ -28,15 +28,15 @@ EMBER_CLONES void lstm_rows(const T* gates, const T* c_prev, T* h, T* c, int64_t
   using acc_t = opmath_t<T>;
   using Act = ActivationsFor<acc_t>;
   for (int64_t b = b0; b < b1; ++b) {
-    const T* g = gates + b * 4 * H;
-    const int64_t row = b * H;
+    const T *gi = gates + b * 4 * H, *gf = gi + H, *gg = gf + H, *go = gg + H;
+    const T* cp = c_prev + b * H;
+    T *hp = h + b * H, *op = c + b * H;
 #pragma omp simd
     for (int64_t j = 0; j < H; ++j) {
-      acc_t hv, cv;
-      lstm_cell_point<Act>(acc_t(g[j]), acc_t(g[H + j]), acc_t(g[2 * H + j]), acc_t(g[3 * H + j]),
-                           acc_t(c_prev[row + j]), hv, cv);
-      h[row + j] = convert<T>(hv);
-      c[row + j] = convert<T>(cv);
+      const LstmCellState<acc_t> s =
+          lstm_cell_point<Act>(acc_t(gi[j]), acc_t(gf[j]), acc_t(gg[j]), acc_t(go[j]), acc_t(cp[j]));
+      hp[j] = convert<T>(s.h);
+      op[j] = convert<T>(s.c);
     }
   }
 }

@@ -15,23 +15,27 @@
 #include <bit>
 #include <cstdint>
 
+// Always inlined: a call left in a loop (GCC's inliner gives up in large kernels, e.g.
+// one calling tanh and sigmoid five times) stops the loop from vectorizing.
+#define EMBER_VEC_INLINE [[gnu::always_inline]] inline
+
 namespace ember::cpu::vec {
 
-inline float as_float(uint32_t i) { return std::bit_cast<float>(i); }
-inline uint32_t as_bits(float f) { return std::bit_cast<uint32_t>(f); }
-inline float abs(float x) { return as_float(as_bits(x) & 0x7fffffffu); }
+EMBER_VEC_INLINE float as_float(uint32_t i) { return std::bit_cast<float>(i); }
+EMBER_VEC_INLINE uint32_t as_bits(float f) { return std::bit_cast<uint32_t>(f); }
+EMBER_VEC_INLINE float abs(float x) { return as_float(as_bits(x) & 0x7fffffffu); }
 // |magnitude| with the sign of sign_of.
-inline float copysign(float magnitude, float sign_of) {
+EMBER_VEC_INLINE float copysign(float magnitude, float sign_of) {
   return as_float((as_bits(magnitude) & 0x7fffffffu) | (as_bits(sign_of) & 0x80000000u));
 }
 // 2^n for an integer n in [-126, 127].
-inline float pow2i(int32_t n) { return as_float(static_cast<uint32_t>(n + 127) << 23); }
+EMBER_VEC_INLINE float pow2i(int32_t n) { return as_float(static_cast<uint32_t>(n + 127) << 23); }
 
 // Adding then subtracting 1.5 * 2^23 rounds a float (|x| < 2^22) to the
 // nearest integer; the integer is also in the low bits of the sum.
 constexpr float kRoundMagic = 12582912.0f;
 
-inline float exp(float x) {
+EMBER_VEC_INLINE float exp(float x) {
   // exp(x) = 2^n * exp(r), n = round(x / ln2), |r| <= ln2 / 2. The clamp keeps n in a
   // range where 2^n splits into two normal factors; nan passes through the compares.
   x = x < -104.0f ? -104.0f : x;
@@ -53,7 +57,7 @@ inline float exp(float x) {
   return p * pow2i(n1) * pow2i(n - n1);
 }
 
-inline float log(float x) {
+EMBER_VEC_INLINE float log(float x) {
   // x = m * 2^e with m in [sqrt(1/2), sqrt(2)); log(x) = e ln2 + log(m). The selects
   // choose between constants only: GCC (with trapping math) does not if-convert a
   // select of two computed floats, and a branch would stop vectorization.
@@ -84,7 +88,7 @@ inline float log(float x) {
 
 // log(1 + y), accurate for tiny y too: log(u) * y / (u - 1) with u = 1 + y rounded,
 // which cancels the rounding of u (Goldberg's trick); y itself where u rounds to 1.
-inline float log1p(float y) {
+EMBER_VEC_INLINE float log1p(float y) {
   float u = 1.0f + y, d = u - 1.0f;
   bool exact = d == 0.0f;
   float r = log(u) * (y / (exact ? 1.0f : d));
@@ -100,20 +104,20 @@ namespace detail {
 // the even integer nearest |x| 4/pi. Its half is rounded with the magic-number trick,
 // which needs no float -> int conversion, so nan and huge |x| (where callers use std::)
 // stay defined, and no select that could keep the loop from vectorizing.
-inline float reduce_pi4(float ax, int32_t& j) {
+EMBER_VEC_INLINE float reduce_pi4(float ax, int32_t& j) {
   float t = ax * 0.636619772367581343f + kRoundMagic;  // 2/pi
   j = static_cast<int32_t>((as_bits(t) - as_bits(kRoundMagic)) << 1);
   float y = (t - kRoundMagic) * 2.0f;
   // pi/4 in three parts so that the products are (nearly) exact.
   return ((ax - y * 0.78515625f) - y * 2.4187564849853515625e-4f) - y * 3.77489497744594108e-8f;
 }
-inline float sin_poly(float r, float z) {
+EMBER_VEC_INLINE float sin_poly(float r, float z) {
   float p = -1.9515295891e-4f;
   p = p * z + 8.3321608736e-3f;
   p = p * z - 1.6666654611e-1f;
   return p * z * r + r;
 }
-inline float cos_poly(float z) {
+EMBER_VEC_INLINE float cos_poly(float z) {
   float p = 2.443315711809948e-5f;
   p = p * z - 1.388731625493765e-3f;
   p = p * z + 4.166664568298827e-2f;
@@ -122,7 +126,7 @@ inline float cos_poly(float z) {
 }  // namespace detail
 
 // Valid for |x| <= kSinCosMaxArg (and nan).
-inline float sin(float x) {
+EMBER_VEC_INLINE float sin(float x) {
   int32_t j;
   float r = detail::reduce_pi4(abs(x), j);
   float z = r * r;
@@ -131,7 +135,7 @@ inline float sin(float x) {
   return negate ? -v : v;
 }
 
-inline float cos(float x) {
+EMBER_VEC_INLINE float cos(float x) {
   int32_t j;
   float r = detail::reduce_pi4(abs(x), j);
   float z = r * r;
@@ -139,7 +143,7 @@ inline float cos(float x) {
   return ((j + 2) & 4) ? -v : v;
 }
 
-inline float tanh(float x) {
+EMBER_VEC_INLINE float tanh(float x) {
   // Small |x|: odd polynomial; else 1 - 2 / (exp(2|x|) + 1), which is 1 once exp overflows.
   float ax = abs(x);
   float z = x * x;
@@ -155,15 +159,15 @@ inline float tanh(float x) {
 
 // From e = exp(-|x|), which cannot overflow: 1 / (1 + e) for x >= 0, e / (1 + e) below
 // (so that tiny results keep their precision instead of flushing 1 / inf to 0).
-inline float sigmoid(float x) {
+EMBER_VEC_INLINE float sigmoid(float x) {
   float e = exp(-abs(x));
   return (x >= 0.0f ? 1.0f : e) / (1.0f + e);
 }
-inline float silu(float x) { return x * sigmoid(x); }
+EMBER_VEC_INLINE float silu(float x) { return x * sigmoid(x); }
 
 namespace detail {
 // erf(x) = x P(x^2) for |x| <= 1 (P fitted to erf(x)/x on [0, 1]).
-inline float erf_small(float x) {
+EMBER_VEC_INLINE float erf_small(float x) {
   float z = x * x;
   float p = 7.8538576946e-05f;
   p = p * z - 8.0101925174e-04f;
@@ -177,7 +181,7 @@ inline float erf_small(float x) {
 // erfc(a) for a >= 1 (about 0.95 to 10, and 0 beyond): t exp(-a^2 + S(t)) with
 // t = 1 / (1 + a / 2), S fitted to log(erfc(a) / t) + a^2. No cancellation, so the
 // tiny values that gelu's negative tail needs keep their relative precision.
-inline float erfc_tail(float a) {
+EMBER_VEC_INLINE float erfc_tail(float a) {
   float t = 1.0f / (1.0f + 0.5f * a);
   float s = -2.1648484175e-01f;
   s = s * t + 5.6527272710e-01f;
@@ -192,14 +196,14 @@ inline float erfc_tail(float a) {
 }
 }  // namespace detail
 
-inline float erf(float x) {
+EMBER_VEC_INLINE float erf(float x) {
   float a = abs(x);
   float small = detail::erf_small(x);
   float large = copysign(1.0f - detail::erfc_tail(a), x);
   return a < 1.0f ? small : large;
 }
 
-inline float erfc(float x) {
+EMBER_VEC_INLINE float erfc(float x) {
   float a = abs(x);
   float small = 1.0f - detail::erf_small(x);
   float tail = detail::erfc_tail(a);
@@ -207,9 +211,9 @@ inline float erfc(float x) {
 }
 
 // x Phi(x) = x erfc(-x / sqrt 2) / 2: erfc keeps the negative tail accurate where 1 + erf cancels.
-inline float gelu(float x) { return 0.5f * x * erfc(x * -0.707106781186547524f); }
+EMBER_VEC_INLINE float gelu(float x) { return 0.5f * x * erfc(x * -0.707106781186547524f); }
 // x (1 + tanh(u)) / 2 = x sigmoid(2u): the same function without 1 + tanh cancelling.
-inline float gelu_tanh(float x) {
+EMBER_VEC_INLINE float gelu_tanh(float x) {
   float inner = 0.797884560802865356f * (x + 0.044715f * x * x * x);  // sqrt(2/pi)
   return x * sigmoid(inner + inner);
 }
@@ -218,7 +222,7 @@ inline float gelu_tanh(float x) {
 
 namespace ember::cpu {
 // The names the nn kernels (loss_*.cpp) use.
-inline float fast_exp(float x) { return vec::exp(x); }
-inline float fast_log(float x) { return vec::log(x); }
-inline float fast_log1p(float y) { return vec::log1p(y); }
+EMBER_VEC_INLINE float fast_exp(float x) { return vec::exp(x); }
+EMBER_VEC_INLINE float fast_log(float x) { return vec::log(x); }
+EMBER_VEC_INLINE float fast_log1p(float y) { return vec::log1p(y); }
 }  // namespace ember::cpu

@@ -18,11 +18,10 @@ __global__ void lstm_cell_kernel(const T* gates, const T* c_prev, T* h, T* c, in
   for (int64_t k = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += step) {
     const int64_t b = k / H, j = k - b * H;
     const T* g = gates + b * 4 * H;
-    acc_t hv, cv;
-    lstm_cell_point<StdActivations>(acc_t(g[j]), acc_t(g[H + j]), acc_t(g[2 * H + j]),
-                                    acc_t(g[3 * H + j]), acc_t(c_prev[k]), hv, cv);
-    h[k] = convert<T>(hv);
-    c[k] = convert<T>(cv);
+    const LstmCellState<acc_t> s = lstm_cell_point<StdActivations>(
+        acc_t(g[j]), acc_t(g[H + j]), acc_t(g[2 * H + j]), acc_t(g[3 * H + j]), acc_t(c_prev[k]));
+    h[k] = convert<T>(s.h);
+    c[k] = convert<T>(s.c);
   }
 }
 
