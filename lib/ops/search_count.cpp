@@ -1,10 +1,8 @@
-// searchsorted, bucketize, histc and bincount as composites.
-// searchsorted counts, per value, the boundaries a binary search would pass: those with
-// !(b >= v) (left side) or !(b > v) (right side). Written so, a NaN value lands after
-// every boundary and NaN boundaries (sorted last) behave as in PyTorch's binary search.
-// It compares every value with its whole row of boundaries: O(values x boundaries).
+// searchsorted and bucketize (argument checks, then the searchsorted op: one binary
+// search per value, lib/core/binary_search.h), histc and bincount (composites).
 #include <cmath>
 
+#include "dispatch/dispatcher.h"
 #include "ember/autograd.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
@@ -34,18 +32,14 @@ bool leading_dims_match(const Tensor& seq, const Tensor& values) {
   return true;
 }
 
-Tensor count_before(const Tensor& seq, const Tensor& values, bool right, bool out_int32) {
-  AutoGradMode no_grad(false);
-  Tensor b, v;
-  if (seq.dim() == 1) {
-    b = seq;
-    v = unsqueeze(values, -1);
-  } else {
-    b = unsqueeze(seq, -2);
-    v = unsqueeze(values, -1);
-  }
-  Tensor passed = logical_not(right ? gt(b, v) : ge(b, v));
-  return sum(passed, IntList{-1}, false, out_int32 ? DType::Int32 : DType::Int64);
+// One binary search per value (kernels: lib/cpu/searchsorted.cpp,
+// lib/cuda/sort/searchsorted.cu), both operands in their promoted dtype.
+Tensor search(const Tensor& seq, const Tensor& values, bool right, bool out_int32) {
+  const DType common = result_type({&seq, &values});
+  OpCall call(OpId::searchsorted,
+              {seq.to(common).contiguous(), values.to(common).contiguous()},
+              {Attr(right), Attr(out_int32)});
+  return dispatch_one(call);
 }
 
 }  // namespace
@@ -73,7 +67,7 @@ Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& values, bool ou
               "boundaries tensor and input value tensor must match, but we got boundaries tensor ",
               shape_str(seq.sizes()), " and input value tensor ", shape_str(values.sizes()));
   if (sorter.defined()) seq = gather(seq, -1, sorter);
-  return count_before(seq, values, r, out_int32);
+  return search(seq, values, r, out_int32);
 }
 
 Tensor searchsorted(const Tensor& sorted_sequence, const Scalar& value, bool out_int32, bool right,

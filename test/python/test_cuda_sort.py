@@ -114,3 +114,15 @@ def test_unique_nans_empty_0dim():
     check_against_cpu(lambda t: ember.unique(t, return_inverse=True, return_counts=True), np.array(1.5))
     big = np.random.default_rng(4).integers(0, 1000, size=200000)
     check_against_cpu(lambda t: ember.unique(t, return_inverse=True, return_counts=True), big)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64], ids=str)
+def test_searchsorted_and_bucketize(dtype):
+    rng = np.random.default_rng(5)
+    seq = np.sort(rng.standard_normal((3, 40)) * 10, axis=-1).astype(dtype)
+    values = (rng.standard_normal((3, 17)) * 12).astype(dtype)
+    for right in (False, True):
+        check_against_cpu(lambda s, v: ember.searchsorted(s, v, right=right), seq, values)
+        check_against_cpu(lambda s, v: ember.bucketize(v, s[0], right=right, out_int32=True), seq, values)
+    nan_seq = np.array([1.0, 2.0, np.nan])
+    check_against_cpu(lambda s, v: ember.searchsorted(s, v), nan_seq, np.array([0.5, 2.0, np.nan, 9.0]))

@@ -670,3 +670,8 @@ def test_special_binary_numbers():
     check(lambda x: ember.xlogy(x, 2.5), randn(3, 4), ops=["xlogy"])
     check(lambda y: ember.xlogy(3, y), positive(3, 4), ops=["xlogy"])
     check(lambda x: ember.copysign(x, -1.0), randn(3, 4), ops=["copysign"])
+
+
+def test_searchsorted_traces():
+    boundaries = lambda: ember.sort(ember.randn(2, 9))[0]  # noqa: E731
+    check(lambda s, v: ember.searchsorted(s, v, right=True), boundaries, randn(2, 5), ops=["searchsorted"])

@@ -400,3 +400,15 @@ def test_logcumsumexp_grad():
     (ember.logcumsumexp(e, 1) * ember.from_numpy(w.copy())).sum().backward()
     (torch.logcumsumexp(t, 1) * torch.from_numpy(w.copy())).sum().backward()
     check(e.grad, t.grad)
+
+
+def test_searchsorted_is_a_binary_search_on_large_inputs():
+    # 300k values x 20k boundaries: the old all-pairs comparison needed 6 GB here.
+    rng = np.random.default_rng(21)
+    boundaries = np.sort(rng.standard_normal(20000))
+    values = rng.standard_normal(300000) * 1.5
+    for right, side in ((False, "left"), (True, "right")):
+        got = ember.searchsorted(ember.from_numpy(boundaries), ember.from_numpy(values), right=right)
+        np.testing.assert_array_equal(got.numpy(), np.searchsorted(boundaries, values, side=side))
+    got = ember.bucketize(ember.from_numpy(values.astype(np.float32)), ember.from_numpy(boundaries))
+    np.testing.assert_array_equal(got.numpy(), np.searchsorted(boundaries, values.astype(np.float32)))

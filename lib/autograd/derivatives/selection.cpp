@@ -41,6 +41,7 @@ EMBER_DERIVATIVE_FULL(topk, save_none(), save_inputs({1}), {
 });
 
 EMBER_NON_DIFFERENTIABLE(nonzero);
+EMBER_NON_DIFFERENTIABLE(searchsorted);  // integer positions
 
 }  // namespace
 }  // namespace ember::autograd

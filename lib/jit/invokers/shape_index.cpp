@@ -3,6 +3,7 @@
 // indexing. The out-of-place forms (scatter, index_add, masked_fill, ...) trace
 // as a clone (copy_) and the in-place op on it, so only the in-place forms have rows.
 #include "ember/ops/shape_index.h"
+#include "ember/ops/statistics.h"
 #include "jit/invokers/invoke_util.h"
 
 namespace ember::jit {
@@ -79,6 +80,11 @@ EMBER_REGISTER_INVOKER(index_fill_, [](const InvokeArgs& a) -> std::vector<Tenso
 
 EMBER_REGISTER_INVOKER(take, [](const InvokeArgs& a) -> std::vector<Tensor> {
   return {take(a.tensor(0), a.tensor(1))};
+});
+
+// in: sorted_sequence (sorter applied), values; attrs: right, out_int32.
+EMBER_REGISTER_INVOKER(searchsorted, [](const InvokeArgs& a) -> std::vector<Tensor> {
+  return {searchsorted(a.tensor(0), a.tensor(1), a.flag(1), a.flag(0))};
 });
 
 // ---- masks --------------------------------------------------------------------------------
