@@ -83,9 +83,9 @@ void check_floating_input(const Tensor& input, const char* op) {
 // The part of a step's gates that does not depend on h: x W_ih^T + b_ih, plus b_hh
 // except for the GRU (whose b_hn is multiplied by r). x may hold all time steps.
 Tensor input_gates(Cell cell, const Tensor& x, const Weights& w) {
-  Tensor gates = linear(x, w.w_ih, w.b_ih);
-  if (cell != Cell::GRU && w.b_hh.defined()) gates = gates + w.b_hh;
-  return gates;
+  // Both biases folded into the matmul's (a [G*H] add, not a pass over [T, B, G*H]).
+  if (cell != Cell::GRU && w.b_hh.defined()) return linear(x, w.w_ih, w.b_ih + w.b_hh);
+  return linear(x, w.w_ih, w.b_ih);
 }
 
 // One time step from the step's input gates gx [B, G*H] and the state [B, H].
