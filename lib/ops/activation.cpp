@@ -15,17 +15,9 @@ using namespace elementwise_detail;
 
 namespace {
 
-Tensor unary(OpId op, const Tensor& self, SmallVector<Attr, 4> attrs = {}) {
-  check_defined(op_name(op), self);
-  OpCall call(op, SmallVector<Tensor, 4>{self}, std::move(attrs));
-  return run(call);
-}
-
 // In place: the result (of self's dtype, these ops keep floating dtypes) is written into self.
 Tensor& unary_(OpId op, Tensor& self, SmallVector<Attr, 4> attrs = {}) {
-  check_defined(op_name(op), self);
-  OpCall call(op, SmallVector<Tensor, 4>{self}, std::move(attrs));
-  return run_inplace(call, self, self.dtype(), self.sizes());
+  return elementwise_detail::unary_(op, self, self.dtype(), std::move(attrs));
 }
 
 // torch has no integer kernel for these: NotImplementedError naming the dtype.

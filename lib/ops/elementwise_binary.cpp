@@ -8,21 +8,6 @@ using namespace elementwise_detail;
 
 namespace {
 
-Tensor binary(OpId op, const Tensor& a, const Tensor& b, SmallVector<Attr, 4> attrs = {}) {
-  check_defined(op_name(op), a);
-  check_defined(op_name(op), b);
-  OpCall call(op, SmallVector<Tensor, 4>{a, b}, std::move(attrs));
-  return run(call);
-}
-
-// self = op(self, other), where the op's result (before the cast into self) has dtype result.
-Tensor& binary_(const char* name, OpId op, Tensor& self, const Tensor& other, DType result,
-                SmallVector<Attr, 4> attrs = {}) {
-  DimVector shape = inplace_shape(self, other, name);
-  OpCall call(op, SmallVector<Tensor, 4>{self, other}, std::move(attrs));
-  return run_inplace(call, self, result, shape);
-}
-
 void check_alpha(const char* op, const Tensor& a, const Tensor& b, const Scalar& alpha) {
   if (!alpha.is_float() && !alpha.is_bool()) return;
   DType dt = result_type(a, b);

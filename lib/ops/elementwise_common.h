@@ -32,4 +32,32 @@ Tensor& run_inplace(OpCall& call, Tensor& self, DType result, const DimVector& s
 // The broadcast shape of an in-place op's operands, which must be self's shape.
 DimVector inplace_shape(const Tensor& self, const Tensor& other, const char* op);
 
+// A one-input row (self, then attrs): out of place, and in place writing the op's
+// result (of dtype `result`) into self.
+inline Tensor unary(OpId op, const Tensor& self, SmallVector<Attr, 4> attrs = {}) {
+  check_defined(op_name(op), self);
+  OpCall call(op, SmallVector<Tensor, 4>{self}, std::move(attrs));
+  return run(call);
+}
+inline Tensor& unary_(OpId op, Tensor& self, DType result, SmallVector<Attr, 4> attrs = {}) {
+  check_defined(op_name(op), self);
+  OpCall call(op, SmallVector<Tensor, 4>{self}, std::move(attrs));
+  return run_inplace(call, self, result, self.sizes());
+}
+
+// A two-input row: out of place, and self = op(self, other), where the op's result
+// (before the cast into self) has dtype `result`; name is the in-place name ("add_").
+inline Tensor binary(OpId op, const Tensor& a, const Tensor& b, SmallVector<Attr, 4> attrs = {}) {
+  check_defined(op_name(op), a);
+  check_defined(op_name(op), b);
+  OpCall call(op, SmallVector<Tensor, 4>{a, b}, std::move(attrs));
+  return run(call);
+}
+inline Tensor& binary_(const char* name, OpId op, Tensor& self, const Tensor& other, DType result,
+                       SmallVector<Attr, 4> attrs = {}) {
+  DimVector shape = inplace_shape(self, other, name);
+  OpCall call(op, SmallVector<Tensor, 4>{self, other}, std::move(attrs));
+  return run_inplace(call, self, result, shape);
+}
+
 }  // namespace ember::elementwise_detail

@@ -8,19 +8,7 @@ using namespace elementwise_detail;
 
 namespace {
 
-Tensor binary(OpId op, const Tensor& a, const Tensor& b) {
-  check_defined(op_name(op), a);
-  check_defined(op_name(op), b);
-  OpCall call(op, {a, b});
-  return run(call);
-}
-
-// In place, a bool result is written as 0/1 in self's dtype (any dtype takes a bool).
-Tensor& binary_(const char* name, OpId op, Tensor& self, const Tensor& other, DType result) {
-  DimVector shape = inplace_shape(self, other, name);
-  OpCall call(op, {self, other});
-  return run_inplace(call, self, result, shape);
-}
+// (In place, binary_ writes a bool result as 0/1 in self's dtype: any dtype takes a bool.)
 
 // Bitwise ops need integers (or bool, unless they are shifts) once promoted.
 DType bitwise_result(const char* op, const Tensor& a, const Tensor& b, bool allow_bool) {

@@ -14,30 +14,6 @@ using namespace elementwise_detail;
 
 namespace {
 
-Tensor unary(OpId op, const Tensor& self, SmallVector<Attr, 4> attrs = {}) {
-  check_defined(op_name(op), self);
-  OpCall call(op, SmallVector<Tensor, 4>{self}, std::move(attrs));
-  return run(call);
-}
-
-// In place: the op's result (dtype result) is written into self.
-Tensor& unary_(OpId op, Tensor& self, DType result, SmallVector<Attr, 4> attrs = {}) {
-  check_defined(op_name(op), self);
-  OpCall call(op, SmallVector<Tensor, 4>{self}, std::move(attrs));
-  return run_inplace(call, self, result, self.sizes());
-}
-
-Tensor binary(OpId op, const Tensor& a, const Tensor& b) {
-  OpCall call(op, SmallVector<Tensor, 4>{a, b}, {});
-  return run(call);
-}
-
-Tensor& binary_(const char* name, OpId op, Tensor& self, const Tensor& other, DType result) {
-  DimVector shape = inplace_shape(self, other, name);
-  OpCall call(op, SmallVector<Tensor, 4>{self, other}, {});
-  return run_inplace(call, self, result, shape);
-}
-
 DType checked_result_type(const char* op, const Tensor& a, const Tensor& b) {
   check_defined(op, a);
   check_defined(op, b);

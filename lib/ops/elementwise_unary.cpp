@@ -16,16 +16,8 @@ DType result_dtype(Result r, DType in) {
   return r == Result::kSame ? in : r == Result::kFloat ? float_dtype(in) : kBool;
 }
 
-Tensor unary(OpId op, const Tensor& self, SmallVector<Attr, 4> attrs = {}) {
-  check_defined(op_name(op), self);
-  OpCall call(op, SmallVector<Tensor, 4>{self}, std::move(attrs));
-  return run(call);
-}
-
 Tensor& unary_(OpId op, Tensor& self, Result r, SmallVector<Attr, 4> attrs = {}) {
-  check_defined(op_name(op), self);
-  OpCall call(op, SmallVector<Tensor, 4>{self}, std::move(attrs));
-  return run_inplace(call, self, result_dtype(r, self.dtype()), self.sizes());
+  return elementwise_detail::unary_(op, self, result_dtype(r, self.dtype()), std::move(attrs));
 }
 
 void check_not_bool(const char* op, const Tensor& self) {

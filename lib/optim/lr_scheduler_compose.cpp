@@ -100,8 +100,6 @@ ReduceLROnPlateau::ReduceLROnPlateau(Optimizer& optimizer, const ReduceLROnPlate
   const size_t groups = optimizer.param_groups().size();
   EMBER_CHECK_VALUE(options.min_lr().size() == 1 || options.min_lr().size() == groups, "expected ",
                     groups, " min_lrs, got ", options.min_lr().size());
-  min_lrs_ = options.min_lr().size() == 1 ? std::vector<double>(groups, options.min_lr()[0])
-                                          : options.min_lr();
   const double inf = std::numeric_limits<double>::infinity();
   best_ = options.mode() == "min" ? inf : -inf;
   for (const auto& g : optimizer.param_groups()) last_lr_.push_back(g.options().get_lr());
@@ -128,17 +126,16 @@ void ReduceLROnPlateau::step(double metric) {
   }
   auto& groups = optimizer_.param_groups();
   if (num_bad_epochs_ > options_.patience()) {
-    if (options_.min_lr().size() == 1) {  // one min_lr for all: also for groups added since
-      min_lrs_.assign(groups.size(), options_.min_lr()[0]);
-    }
-    EMBER_CHECK(groups.size() == min_lrs_.size(), "The number of param groups in the `optimizer` (",
-                groups.size(), ") differs from when `ReduceLROnPlateau` was initialized (",
-                min_lrs_.size(), "), usually due to a new param group being added to the "
-                "optimizer. Please modify the `min_lrs` field to match the length of the "
+    // One min_lr serves every group, also groups added since; a list must match them.
+    const std::vector<double>& given = options_.min_lr();
+    EMBER_CHECK(given.size() == 1 || given.size() == groups.size(), "The number of param groups in "
+                "the `optimizer` (", groups.size(), ") differs from when `ReduceLROnPlateau` was "
+                "initialized (", given.size(), "), usually due to a new param group being added to "
+                "the optimizer. Please modify the `min_lrs` field to match the length of the "
                 "`optimizer` param groups.");
     for (size_t i = 0; i < groups.size(); ++i) {
       const double old_lr = groups[i].options().get_lr();
-      const double new_lr = std::max(old_lr * options_.factor(), min_lrs_[i]);
+      const double new_lr = std::max(old_lr * options_.factor(), given[given.size() == 1 ? 0 : i]);
       if (old_lr - new_lr > options_.eps()) groups[i].options().set_lr(new_lr);
     }
     cooldown_counter_ = options_.cooldown();

@@ -82,7 +82,7 @@ class ReduceLROnPlateau {
 
   Optimizer& optimizer_;
   ReduceLROnPlateauOptions options_;
-  std::vector<double> min_lrs_, last_lr_;
+  std::vector<double> last_lr_;
   double best_;
   int64_t num_bad_epochs_ = 0, cooldown_counter_ = 0, last_epoch_ = 0;
 };

@@ -1,5 +1,6 @@
 """Context managers (and decorators) that switch gradient recording."""
 import functools
+import threading
 
 from .. import _C
 
@@ -55,13 +56,14 @@ class set_grad_enabled(_GradModeBase):
         return False
 
 
-# Whether the innermost inference_mode block is on (torch.is_inference_mode_enabled).
-_inference_mode = False
+# Whether the innermost inference_mode block of this thread is on
+# (torch.is_inference_mode_enabled); per thread, as grad mode is.
+_inference_state = threading.local()
 
 
 def is_inference_mode_enabled():
     """True inside an enabled inference_mode block."""
-    return _inference_mode
+    return getattr(_inference_state, "on", False)
 
 
 class inference_mode(_GradModeBase):
@@ -72,15 +74,13 @@ class inference_mode(_GradModeBase):
         self._mode = bool(mode)
 
     def __enter__(self):
-        global _inference_mode
         self._prev = _C.is_grad_enabled()
-        self._prev_inference = _inference_mode
-        _inference_mode = self._mode
+        self._prev_inference = is_inference_mode_enabled()
+        _inference_state.on = self._mode
         if self._mode:
             _C._set_grad_enabled(False)
 
     def __exit__(self, *exc):
-        global _inference_mode
         _C._set_grad_enabled(self._prev)
-        _inference_mode = self._prev_inference
+        _inference_state.on = self._prev_inference
         return False
