@@ -58,6 +58,7 @@ void bind_rnn(py::module_& m);
 void bind_attention(py::module_& m);
 void bind_cuda(py::module_& m, TensorClass& cls);
 void bind_backends(py::module_& m);
+void bind_op_schema(py::module_& m);
 void bind_jit(py::module_& m);
 void bind_activation(py::module_& m, TensorClass& cls);
 void bind_tensor_api(py::module_& m, TensorClass& cls);

@@ -27,6 +27,7 @@ PYBIND11_MODULE(_C, m) {
   bind_attention(m);
   bind_cuda(m, cls);
   bind_backends(m);
+  bind_op_schema(m);
   bind_jit(m);
   bind_activation(m, cls);
   bind_tensor_api(m, cls);

@@ -4,17 +4,21 @@
 // and self of one floating dtype.
 #include "core/activation_math.h"
 #include "cpu/elementwise.h"
+#include "dispatch/args/elementwise.h"
 #include "cpu/unary_helpers.h"
 
 namespace ember::cpu {
 namespace {
 
+// elu and elu_backward hold the same three attrs (EluArgs, EluBackwardArgs).
+template <typename Args>
 EluParams elu_params(const OpCall& c) {
-  return EluParams::from(c.attr(0).to_double(), c.attr(1).to_double(), c.attr(2).to_double());
+  Args a = Args::from(c);
+  return EluParams::from(a.alpha.to_double(), a.scale.to_double(), a.input_scale.to_double());
 }
 
 void elu_kernel(OpCall& c) {
-  EluParams k = elu_params(c);
+  EluParams k = elu_params<EluArgs>(c);
   float_unary(c, [k](auto x) { return elu_value(x, k.template as<decltype(x)>()); });
 }
 
@@ -68,7 +72,7 @@ void backward_kernel(OpCall& c, const F& f) {
 }
 
 void elu_backward_kernel(OpCall& c) {
-  EluParams k = elu_params(c);
+  EluParams k = elu_params<EluBackwardArgs>(c);
   backward_kernel(c, [k](auto g, auto x) { return elu_grad(g, x, k.template as<decltype(x)>()); });
 }
 void hardtanh_backward_kernel(OpCall& c) {

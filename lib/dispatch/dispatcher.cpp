@@ -1,5 +1,6 @@
 #include "dispatch/dispatcher.h"
 #include "dispatch/kernel_lookup.h"
+#include "dispatch/op_schema.h"
 
 namespace ember {
 
@@ -86,7 +87,9 @@ void dispatch_backend(OpCall& call) {
     throw NotImplementedError(detail::str(call.name(), ": no kernel for device ",
                                           call.device->str()));
   bool preset = call.has_preset_output();
+  if (__builtin_expect(schema_checks_enabled(), 0)) check_call_inputs(call);
   fn(call);
+  if (__builtin_expect(schema_checks_enabled(), 0)) check_call_outputs(call);
   // Note [Versions]: every write into an existing tensor bumps its storage's version.
   if (preset)
     for (const Tensor& out : call.outputs) out.bump_version();

@@ -74,6 +74,7 @@ struct OpCall {
 
   const Tensor& in(size_t i) const { return inputs[i]; }
   const Attr& attr(size_t i) const { return attrs[i]; }
+  size_t num_attrs() const { return attrs.size(); }
   const char* name() const { return op_name(op); }
   bool has_preset_output() const { return !outputs.empty(); }
 };

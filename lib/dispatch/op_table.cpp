@@ -6,7 +6,7 @@ namespace ember {
 
 static const char* const kOpNames[] = {
 #define EMBER_OP(name) #name,
-#include "dispatch/ops/all.def"
+#include "dispatch/op_ids.def"  // generated
 #undef EMBER_OP
 };
 static_assert(sizeof(kOpNames) / sizeof(kOpNames[0]) == kNumOps,

@@ -1,8 +1,10 @@
-// The op table: every dispatched op has exactly one row, in one of the
-// ops/*.def files (one file per group of ops). The row's name is the op's
-// identity everywhere: the OpId enum, the kernel registry, error messages,
-// the autograd derivative table, the tracer's graph and the model file.
-// Composite ops (written from other ops) have no row.
+// The op table: every dispatched op has exactly one row in the op schema
+// (lib/dispatch/schema/<group>.toml), from which the build generates
+// dispatch/op_ids.def (EMBER_OP(name) per row, in OpId order). The row's name is
+// the op's identity everywhere: the OpId enum, the kernel registry, error
+// messages, the autograd derivative table, the tracer's graph and the model file.
+// Composite ops (written from other ops) have no row. The rest of the row (its
+// signature, tags, derivative kind) is in op_schema.h.
 #pragma once
 #include <cstdint>
 
@@ -10,7 +12,7 @@ namespace ember {
 
 enum class OpId : uint16_t {
 #define EMBER_OP(name) name,
-#include "dispatch/ops/all.def"
+#include "dispatch/op_ids.def"  // generated
 #undef EMBER_OP
   COUNT
 };

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "dispatch/args/elementwise.h"
 #include "ember/ops/random.h"
 #include "ember/ops/reduce.h"
 #include "ops/elementwise_common.h"
@@ -48,7 +49,7 @@ constexpr double kSeluScale = 1.0507009873554804934193349852946;
 SmallVector<Attr, 4> celu_attrs(const Scalar& alpha) {
   double a = alpha.to_double();
   EMBER_CHECK(a != 0, "ZeroDivisionError: alpha cannot be 0 for CELU");
-  return {Attr(alpha), Attr(Scalar(1.0)), Attr(Scalar(1.0 / a))};
+  return EluArgs{alpha, Scalar(1.0), Scalar(1.0 / a)}.attrs();
 }
 
 void check_hardtanh_bounds(const Scalar& min_val, const Scalar& max_val) {
@@ -80,11 +81,11 @@ Tensor rrelu_noise(const Tensor& self, const Scalar& lower, const Scalar& upper,
 
 Tensor elu(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
   check_floating("elu", self);
-  return unary(OpId::elu, self, {Attr(alpha), Attr(scale), Attr(input_scale)});
+  return unary(OpId::elu, self, EluArgs{alpha, scale, input_scale}.attrs());
 }
 Tensor& elu_(Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
   check_floating("elu_", self);
-  return unary_(OpId::elu, self, {Attr(alpha), Attr(scale), Attr(input_scale)});
+  return unary_(OpId::elu, self, EluArgs{alpha, scale, input_scale}.attrs());
 }
 Tensor selu(const Tensor& self) { return elu(self, kSeluAlpha, kSeluScale, 1.0); }
 Tensor& selu_(Tensor& self) { return elu_(self, kSeluAlpha, kSeluScale, 1.0); }
@@ -219,7 +220,7 @@ Tensor softmin(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
 
 Tensor elu_backward(const Tensor& grad_output, const Tensor& self, const Scalar& alpha, const Scalar& scale,
                     const Scalar& input_scale) {
-  return backward(OpId::elu_backward, grad_output, self, {Attr(alpha), Attr(scale), Attr(input_scale)});
+  return backward(OpId::elu_backward, grad_output, self, EluBackwardArgs{alpha, scale, input_scale}.attrs());
 }
 Tensor hardtanh_backward(const Tensor& grad_output, const Tensor& self, const Scalar& min_val,
                          const Scalar& max_val) {

@@ -8,6 +8,10 @@ import pytest  # noqa: E402
 
 import ember  # noqa: E402
 
+# Every dispatched call of the test run is checked against its op's schema row
+# (lib/dispatch/schema/): a row that misstates an op's arguments fails the tests.
+ember._C._set_schema_checks(True)
+
 # Device-parameterized tests: a test that takes a `device` argument runs once per
 # available device ("cpu", and "cuda" when a GPU is usable). A test marked
 # @pytest.mark.cuda needs a GPU and is skipped, with the reason, without one.

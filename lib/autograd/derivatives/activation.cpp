@@ -2,6 +2,7 @@
 // none) and of their backward ops, so that create_graph=True gives second
 // derivatives. Each forward gradient is one pass of its backward op.
 #include "autograd/derivatives.h"
+#include "dispatch/args/elementwise.h"
 #include "ember/ops/activation.h"
 #include "ember/ops/elementwise.h"
 
@@ -9,8 +10,8 @@ namespace ember::autograd {
 namespace {
 
 EMBER_DERIVATIVE(elu, save_inputs({0}), {
-  return {elu_backward(ctx.grad(0), ctx.input(0), ctx.attr(0).to_scalar(), ctx.attr(1).to_scalar(),
-                       ctx.attr(2).to_scalar())};
+  auto a = EluArgs::from(ctx);
+  return {elu_backward(ctx.grad(0), ctx.input(0), a.alpha, a.scale, a.input_scale)};
 });
 EMBER_DERIVATIVE(hardtanh, save_inputs({0}), {
   return {hardtanh_backward(ctx.grad(0), ctx.input(0), ctx.attr(0).to_scalar(), ctx.attr(1).to_scalar())};
@@ -33,7 +34,7 @@ EMBER_DERIVATIVE(threshold, save_inputs({0}), {
 // The backward ops are linear in grad_output (input 0); their derivative in self
 // (input 1) is grad_output times the second derivative, 0 for the piecewise-linear ones.
 EMBER_DERIVATIVE(elu_backward, save_inputs({0, 1}), {
-  Scalar alpha = ctx.attr(0).to_scalar(), scale = ctx.attr(1).to_scalar(), input_scale = ctx.attr(2).to_scalar();
+  auto [alpha, scale, input_scale] = EluBackwardArgs::from(ctx);
   Tensor gg = ctx.grad(0), g = ctx.input(0), x = ctx.input(1);
   double ic = input_scale.to_double(), negcoef = alpha.to_double() * scale.to_double();
   return {ctx.needs_grad(0) ? elu_backward(gg, x, alpha, scale, input_scale) : Tensor(),

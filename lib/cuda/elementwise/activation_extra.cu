@@ -3,12 +3,16 @@
 // travel as doubles and are converted to the opmath type per element, as on the CPU.
 #include "core/activation_math.h"
 #include "cuda/elementwise/helpers.cuh"
+#include "dispatch/args/elementwise.h"
 
 namespace ember::cuda {
 namespace {
 
+// elu and elu_backward hold the same three attrs (EluArgs, EluBackwardArgs).
+template <typename Args>
 EluParams elu_params(const OpCall& c) {
-  return EluParams::from(c.attr(0).to_double(), c.attr(1).to_double(), c.attr(2).to_double());
+  Args a = Args::from(c);
+  return EluParams::from(a.alpha.to_double(), a.scale.to_double(), a.input_scale.to_double());
 }
 
 struct Elu {
@@ -48,7 +52,7 @@ struct Threshold {
   }
 };
 
-void elu_kernel(OpCall& c) { float_unary(c, Elu{elu_params(c)}); }
+void elu_kernel(OpCall& c) { float_unary(c, Elu{elu_params<EluArgs>(c)}); }
 void hardtanh_kernel(OpCall& c) {
   same_dtype_unary<DTypes::Numeric>(c, Hardtanh{c.attr(0).to_double(), c.attr(1).to_double()});
 }
@@ -99,7 +103,7 @@ void backward_kernel(OpCall& c, const Op& op) {
   s.output.finish();
 }
 
-void elu_backward_kernel(OpCall& c) { backward_kernel(c, EluBackward{elu_params(c)}); }
+void elu_backward_kernel(OpCall& c) { backward_kernel(c, EluBackward{elu_params<EluBackwardArgs>(c)}); }
 void hardtanh_backward_kernel(OpCall& c) {
   backward_kernel(c, HardtanhBackward{c.attr(0).to_double(), c.attr(1).to_double()});
 }

@@ -1,0 +1,207 @@
+"""Generates the op table's C++ from the schema (lib/dispatch/schema/*.toml).
+
+Run by CMake at build time into the build tree (never into the source tree):
+
+    python gen_ops.py --out <build>/generated
+
+emits
+    dispatch/op_ids.def           EMBER_OP(name) per row, in OpId order
+    dispatch/op_schema_table.cpp  the rows as data: signature, tags, argument kinds
+                                  (op_schema(OpId), lib/dispatch/op_schema.h)
+    dispatch/args/<group>.h       one typed argument struct per op with attributes
+                                  (EluArgs::from(call), EluArgs{...}.attrs())
+
+Files are rewritten only when their text changes, so a schema edit recompiles only
+what includes the files that changed.
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import schema as sch  # noqa: E402
+
+HEADER = "// Generated from lib/dispatch/schema/*.toml by lib/dispatch/codegen/gen_ops.py. Do not edit.\n"
+
+ARG_KIND = {
+    "Tensor": "Tensor", "Tensor[]": "TensorList", "Tensor?[]": "OptTensorList",
+    "bool": "Bool", "int": "Int", "float": "Float", "Scalar": "Scalar", "int[]": "IntList",
+    "ScalarType": "DType", "Device": "Device", "str": "Str", "float?[]": "OptFloatList",
+}
+# How an Args member is read from its Attr.
+READ = {
+    "bool": "to_bool()", "int": "to_int()", "float": "to_double()", "Scalar": "to_scalar()",
+    "int[]": "to_ints()", "ScalarType": "to_dtype()", "Device": "to_device()", "str": "to_string()",
+}
+
+
+def camel(name: str) -> str:
+    return "".join(p[:1].upper() + p[1:] for p in name.strip("_").split("_"))
+
+
+def args_struct_name(row: sch.OpRow) -> str:
+    return camel(row.name) + "Args"
+
+
+def cpp_string(s: str | None) -> str:
+    if s is None:
+        return "nullptr"
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def cpp_default(arg: sch.Arg) -> str | None:
+    """The C++ initializer of an Args member for the signature's default, or None."""
+    d = arg.default
+    if d is None:
+        return None
+    d = d.strip()
+    if d == "None":
+        return "std::nullopt" if arg.optional else None
+    if arg.type == "bool":
+        return {"True": "true", "False": "false"}.get(d)
+    if arg.type == "str":
+        return d if re.fullmatch(r'"[^"\\]*"', d) else None
+    if arg.type == "int[]":
+        if re.fullmatch(r"\[\s*(-?\d+\s*(,\s*-?\d+\s*)*)?\]", d):
+            return "DimVector{" + d[1:-1] + "}"
+        return None
+    if arg.type in ("int", "float", "Scalar"):
+        if re.fullmatch(r"-?\d+", d):
+            if arg.type == "float":
+                return d + ".0"
+            return f"int64_t({d})" if arg.type == "Scalar" else d
+        if re.fullmatch(r"-?(\d+\.\d*|\.\d+|\d+)(e-?\d+)?", d):
+            return d if arg.type != "int" else None
+    return None
+
+
+def member_type(arg: sch.Arg) -> str:
+    if arg.is_attr_tail:
+        return sch.ATTR_TAIL_TYPES[arg.type]
+    t = sch.ATTR_TYPES[arg.type]
+    return f"std::optional<{t}>" if arg.optional else t
+
+
+def emit_op_ids(rows: list[sch.OpRow]) -> str:
+    out = [HEADER, "// One row per op, in OpId order (lib/dispatch/op_table.h).\n"]
+    group = None
+    for r in rows:
+        if r.group != group:
+            group = r.group
+            out.append(f"// ---- {group}\n")
+        out.append(f"EMBER_OP({r.name})\n")
+    return "".join(out)
+
+
+def emit_table(rows: list[sch.OpRow]) -> str:
+    out = [HEADER, '#include "dispatch/op_schema.h"\n\nnamespace ember {\nnamespace {\n\n']
+    for r in rows:
+        for which, args in (("inputs", r.inputs), ("attrs", r.attrs)):
+            if not args:
+                continue
+            items = ", ".join(
+                f"{{{cpp_string(a.name)}, ArgKind::{ARG_KIND[a.type]}, {str(a.optional).lower()}, "
+                f"{str(a.mutated).lower()}}}" for a in args)
+            out.append(f"const ArgSchema k_{r.name}_{which}[] = {{{items}}};\n")
+    out.append("\n}  // namespace\n\n// Read by op_schema() (schema_check.cpp); extern: a namespace-scope const is\n"
+               "// otherwise internal to this file.\n"
+               "extern const OpSchema kOpSchemas[kNumOps];\nconst OpSchema kOpSchemas[kNumOps] = {\n")
+    for r in rows:
+        tags = " | ".join(f"kTag{camel(t)}" for t in r.tags) or "0"
+        variants = " | ".join(f"kVariant{camel(v)}" for v in r.variants) or "0"
+        ins = f"k_{r.name}_inputs" if r.inputs else "nullptr"
+        ats = f"k_{r.name}_attrs" if r.attrs else "nullptr"
+        n_out = -1 if r.returns_list else len(r.returns)
+        out.append(
+            f"  {{{cpp_string(r.name)}, {cpp_string(r.group)}, {cpp_string(r.func)},\n"
+            f"   {cpp_string(r.doc)},\n"
+            f"   uint16_t({tags}), uint8_t({variants}), DerivativeKind::{camel(r.derivative)},\n"
+            f"   {cpp_string(r.onnx)}, {cpp_string(r.autocast)}, {cpp_string(r.shape)},\n"
+            f"   {ins}, {len(r.inputs)}, {ats}, {len(r.attrs)}, {n_out}}},\n")
+    out.append("};\n\n}  // namespace ember\n")
+    return "".join(out)
+
+
+def emit_args(group: str, rows: list[sch.OpRow]) -> str:
+    out = [HEADER,
+           f"// The typed attributes of the {group} ops' calls: one struct per op with\n"
+           "// attributes, its members in the row's order. The op function builds the call's\n"
+           "// attrs with Args{...}.attrs(); kernels and derivatives read them back with\n"
+           "// Args::from(call) (an OpCall or a BackwardCtx: anything with attr(i) and\n"
+           "// num_attrs()), never by position.\n"
+           "#pragma once\n#include <optional>\n#include <string>\n\n"
+           '#include "dispatch/op_call.h"\n\nnamespace ember {\n']
+    for r in rows:
+        if not r.attrs:
+            continue
+        name = args_struct_name(r)
+        out.append(f"\n// {r.func}\nstruct {name} {{\n")
+        out.append(f"  static constexpr OpId op = OpId::{r.name};\n")
+        for a in r.attrs:
+            init = cpp_default(a)
+            out.append(f"  {member_type(a)} {a.name}" + (f" = {init};\n" if init else "{};\n"))
+        reads = []
+        for i, a in enumerate(r.attrs):
+            if a.is_attr_tail:
+                reads.append(f"    for (size_t i = {i}; i < c.num_attrs(); ++i)\n"
+                             f"      a.{a.name}.push_back(c.attr(i).is_none() ? std::optional<double>() "
+                             f": std::optional<double>(c.attr(i).to_double()));\n")
+                continue
+            read = f"c.attr({i}).{READ[a.type]}"
+            if a.optional:
+                read = (f"c.attr({i}).is_none() ? {member_type(a)}() : "
+                        f"{member_type(a)}({read})")
+            reads.append(f"    a.{a.name} = {read};\n")
+        out.append(f"  template <typename Call>\n  static {name} from(const Call& c) {{\n    {name} a;\n" + "".join(reads)
+                   + "    return a;\n  }\n")
+        members = ", ".join(f"Attr({a.name})" for a in r.attrs if not a.is_attr_tail)
+        tail = [a for a in r.attrs if a.is_attr_tail]
+        if tail:
+            out.append(f"  SmallVector<Attr, 4> attrs() const {{\n"
+                       f"    SmallVector<Attr, 4> out{{{members}}};\n"
+                       f"    for (const auto& v : {tail[0].name}) out.push_back(Attr(v));\n"
+                       f"    return out;\n  }}\n}};\n")
+        else:
+            out.append(f"  SmallVector<Attr, 4> attrs() const {{ return {{{members}}}; }}\n}};\n")
+    out.append("\n}  // namespace ember\n")
+    return "".join(out)
+
+
+def write_if_changed(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists() and path.read_text() == text:
+        return
+    path.write_text(text)
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--out", required=True, type=Path, help="the build tree's generated/ folder")
+    opts = p.parse_args()
+    try:
+        rows = sch.load()
+    except sch.SchemaError as e:
+        print(f"gen_ops.py: {e}", file=sys.stderr)
+        return 1
+    structs = {}
+    for r in rows:
+        if r.attrs:
+            n = args_struct_name(r)
+            if n in structs:
+                print(f"gen_ops.py: ops {structs[n]!r} and {r.name!r} both give the struct {n}",
+                      file=sys.stderr)
+                return 1
+            structs[n] = r.name
+    write_if_changed(opts.out / "dispatch" / "op_ids.def", emit_op_ids(rows))
+    write_if_changed(opts.out / "dispatch" / "op_schema_table.cpp", emit_table(rows))
+    for group in sch.GROUPS:
+        write_if_changed(opts.out / "dispatch" / "args" / f"{group}.h",
+                         emit_args(group, [r for r in rows if r.group == group]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,270 @@
+"""The op schema: reads lib/dispatch/schema/*.toml into checked OpRow objects.
+
+Used by the build's generator (gen_ops.py) and by the tests (the op database reads
+the same rows), so both see one parse of one source. Standard library only.
+The row format and the signature language are documented in
+lib/dispatch/schema/README.md.
+"""
+from __future__ import annotations
+
+import re
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python < 3.11: the same parser from PyPI
+    import tomli as tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schema"
+
+# The groups, in OpId order (an op's id is its position over all groups).
+GROUPS = ["core", "elementwise", "reduce", "linalg", "nn", "shape_index", "nn_backward", "optim"]
+
+VARIANTS = {"function", "method", "inplace", "out"}
+TAGS = {"pointwise", "reduction", "view", "random", "nondeterministic", "inplace", "factory",
+        "backward", "optimizer"}
+DERIVATIVES = {"formula", "view", "non_differentiable", "none"}
+AUTOCAST = {"lower_precision", "fp32", "promote"}
+FIELDS = {"func", "doc", "derivative", "variants", "tags", "onnx", "autocast", "shape"}
+
+# Non-tensor argument types: the C++ type of the Args member.
+ATTR_TYPES = {
+    "bool": "bool",
+    "int": "int64_t",
+    "float": "double",
+    "Scalar": "Scalar",
+    "int[]": "DimVector",
+    "ScalarType": "DType",
+    "Device": "Device",
+    "str": "std::string",
+}
+# A variable tail of attrs: all remaining attrs, each a float or None (interpolate's
+# per-dim scales). The last non-tensor argument only.
+ATTR_TAIL_TYPES = {"float?[]": "SmallVector<std::optional<double>, 3>"}
+TENSOR_TYPES = {"Tensor", "Tensor?", "Tensor[]", "Tensor?[]"}
+# Names an argument may not have: they are members of the generated Args structs
+# (op, from, attrs) or C++ keywords a member cannot be named.
+RESERVED_NAMES = {"op", "from", "attrs", "and", "or", "not", "xor", "bool", "int", "float",
+                  "double", "char", "class", "struct", "default", "delete", "new", "this",
+                  "template", "operator", "register", "return", "switch", "case", "union",
+                  "const", "static", "auto", "signed", "unsigned", "long", "short", "void"}
+
+
+class SchemaError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Arg:
+    name: str
+    type: str              # the base type: "Tensor", "Tensor[]", "int", "int[]", ...
+    optional: bool         # Type? (for a tensor: may be undefined)
+    default: str | None    # as written in the signature
+    mutated: bool = False  # Tensor(a!)
+
+    @property
+    def is_tensor(self) -> bool:
+        return self.type.startswith("Tensor")
+
+    @property
+    def is_list(self) -> bool:
+        return self.type in ("Tensor[]", "Tensor?[]")
+
+    @property
+    def is_attr_tail(self) -> bool:
+        return self.type in ATTR_TAIL_TYPES
+
+
+@dataclass(frozen=True)
+class Return:
+    type: str  # "Tensor" or "Tensor[]"
+    name: str | None
+
+
+@dataclass
+class OpRow:
+    name: str
+    group: str
+    func: str
+    args: list[Arg]
+    returns: list[Return]
+    doc: str
+    derivative: str
+    variants: list[str] = field(default_factory=lambda: ["function"])
+    tags: list[str] = field(default_factory=list)
+    onnx: str | None = None
+    autocast: str | None = None
+    shape: str | None = None
+
+    @property
+    def inputs(self) -> list[Arg]:
+        return [a for a in self.args if a.is_tensor]
+
+    @property
+    def attrs(self) -> list[Arg]:
+        return [a for a in self.args if not a.is_tensor]
+
+    @property
+    def variadic(self) -> bool:
+        return any(a.is_list for a in self.args)
+
+    @property
+    def returns_list(self) -> bool:
+        return any(r.type == "Tensor[]" for r in self.returns)
+
+
+_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+_ARG = re.compile(
+    rf"^(?P<type>Tensor(?:\((?P<alias>[a-z])(?P<bang>!?)\))?(?:\?)?(?:\[\])?|{_NAME}\??(?:\[\])?\??)"
+    rf"\s+(?P<name>{_NAME})(?:\s*=\s*(?P<default>.+))?$")
+
+
+def _split_top(text: str) -> list[str]:
+    """Splits on commas outside brackets and quotes."""
+    parts, depth, quote, cur = [], 0, None, ""
+    for ch in text:
+        if quote:
+            cur += ch
+            if ch == quote:
+                quote = None
+            continue
+        if ch in "\"'":
+            quote = ch
+        elif ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+            continue
+        cur += ch
+    if cur.strip():
+        parts.append(cur.strip())
+    return parts
+
+
+def parse_arg(text: str, where: str) -> Arg:
+    m = _ARG.match(text.strip())
+    if not m:
+        raise SchemaError(f"{where}: cannot read the argument {text!r}")
+    raw_type, name, default = m.group("type"), m.group("name"), m.group("default")
+    mutated = bool(m.group("bang"))
+    base = re.sub(r"\([a-z]!?\)", "", raw_type)
+    if base.startswith("Tensor"):
+        if base not in TENSOR_TYPES:
+            raise SchemaError(f"{where}: unknown tensor type {raw_type!r}")
+        optional = base in ("Tensor?", "Tensor?[]")
+        base_type = "Tensor[]" if base.endswith("[]") else "Tensor"
+        if base == "Tensor?[]":
+            base_type = "Tensor?[]"
+        return Arg(name, base_type, optional, default, mutated)
+    if base in ATTR_TAIL_TYPES:
+        return Arg(name, base, False, default)
+    optional = base.endswith("?")
+    base_type = base[:-1] if optional else base
+    if base_type not in ATTR_TYPES:
+        raise SchemaError(f"{where}: unknown type {base_type!r} of argument {name!r} "
+                          f"(known: {', '.join(sorted(ATTR_TYPES))}, Tensor, Tensor?, Tensor[])")
+    return Arg(name, base_type, optional, default)
+
+
+def parse_func(func: str, where: str) -> tuple[str, list[Arg], list[Return]]:
+    m = re.match(rf"^\s*(?P<name>{_NAME})\((?P<args>.*)\)\s*->\s*(?P<ret>.+?)\s*$", func)
+    if not m:
+        raise SchemaError(f"{where}: the signature {func!r} is not 'name(args) -> returns'")
+    name = m.group("name")
+    args = [parse_arg(a, f"{where} ({name})") for a in _split_top(m.group("args"))]
+    names = [a.name for a in args]
+    reserved = sorted(set(names) & RESERVED_NAMES)
+    if reserved:
+        raise SchemaError(f"{where} ({name}): argument names {reserved} are reserved "
+                          "(Args struct members or C++ keywords)")
+    dup = {n for n in names if names.count(n) > 1}
+    if dup:
+        raise SchemaError(f"{where} ({name}): argument names repeat: {sorted(dup)}")
+    tensors = [a for a in args if a.is_tensor]
+    for i, a in enumerate(tensors):
+        if a.is_list and i != len(tensors) - 1:
+            raise SchemaError(f"{where} ({name}): {a.type} must be the last tensor argument")
+    attrs = [a for a in args if not a.is_tensor]
+    for i, a in enumerate(attrs):
+        if a.is_attr_tail and i != len(attrs) - 1:
+            raise SchemaError(f"{where} ({name}): {a.type} must be the last non-tensor argument")
+    ret_text = m.group("ret").strip()
+    if ret_text == "()":
+        returns = []
+    else:
+        if ret_text.startswith("("):
+            if not ret_text.endswith(")"):
+                raise SchemaError(f"{where} ({name}): bad returns {ret_text!r}")
+            items = _split_top(ret_text[1:-1])
+        else:
+            items = [ret_text]
+        returns = []
+        for item in items:
+            bits = item.split()
+            if bits[0] not in ("Tensor", "Tensor[]") or len(bits) > 2:
+                raise SchemaError(f"{where} ({name}): bad return {item!r}")
+            returns.append(Return(bits[0], bits[1] if len(bits) == 2 else None))
+    return name, args, returns
+
+
+def _row(entry: dict, group: str, index: int) -> OpRow:
+    where = f"schema/{group}.toml op #{index + 1}"
+    unknown = set(entry) - FIELDS
+    if unknown:
+        raise SchemaError(f"{where}: unknown fields {sorted(unknown)} (known: {sorted(FIELDS)})")
+    for required in ("func", "doc", "derivative"):
+        if required not in entry:
+            raise SchemaError(f"{where}: missing the field {required!r}")
+    name, args, returns = parse_func(entry["func"], where)
+    where = f"schema/{group}.toml ({name})"
+    variants = entry.get("variants", ["function"])
+    tags = entry.get("tags", [])
+    for value, allowed, what in ((variants, VARIANTS, "variant"), (tags, TAGS, "tag")):
+        bad = set(value) - allowed
+        if bad:
+            raise SchemaError(f"{where}: unknown {what}s {sorted(bad)} (known: {sorted(allowed)})")
+    if entry["derivative"] not in DERIVATIVES:
+        raise SchemaError(f"{where}: derivative must be one of {sorted(DERIVATIVES)}")
+    if "autocast" in entry and entry["autocast"] not in AUTOCAST:
+        raise SchemaError(f"{where}: autocast must be one of {sorted(AUTOCAST)}")
+    if "random" in tags:
+        last = [a.name for a in args if not a.is_tensor][-2:]
+        if last != ["seed", "offset"]:
+            raise SchemaError(f"{where}: a random op's last two attrs must be 'int seed, int offset'")
+    if not entry["doc"].strip() or "\n" in entry["doc"].strip():
+        raise SchemaError(f"{where}: doc must be one line")
+    return OpRow(name=name, group=group, func=entry["func"].strip(), args=args, returns=returns,
+                 doc=entry["doc"].strip(), derivative=entry["derivative"], variants=list(variants),
+                 tags=list(tags), onnx=entry.get("onnx"), autocast=entry.get("autocast"),
+                 shape=entry.get("shape"))
+
+
+def load(schema_dir: Path = SCHEMA_DIR) -> list[OpRow]:
+    """Every row, in OpId order. Raises SchemaError naming the file and row."""
+    rows: list[OpRow] = []
+    seen: dict[str, str] = {}
+    for group in GROUPS:
+        path = schema_dir / f"{group}.toml"
+        with open(path, "rb") as f:
+            try:
+                data = tomllib.load(f)
+            except tomllib.TOMLDecodeError as e:
+                raise SchemaError(f"schema/{group}.toml: {e}") from None
+        if set(data) - {"op"}:
+            raise SchemaError(f"schema/{group}.toml: only [[op]] tables are allowed")
+        for i, entry in enumerate(data.get("op", [])):
+            row = _row(entry, group, i)
+            if row.name in seen:
+                raise SchemaError(f"schema/{group}.toml: op {row.name!r} is already a row of "
+                                  f"schema/{seen[row.name]}.toml")
+            seen[row.name] = group
+            rows.append(row)
+    return rows
+
+
+if __name__ == "__main__":
+    for r in load():
+        print(f"{r.group:12s} {r.func}")
