@@ -1,7 +1,9 @@
 #include <catch2/catch.hpp>
 
 #include "dispatch/dispatcher.h"
+#include "dispatch/args/elementwise.h"
 #include "dispatch/kernel_lookup.h"
+#include "dispatch/op_schema.h"
 #include "ember/ember.h"
 
 using namespace ember;
@@ -65,4 +67,54 @@ TEST_CASE("in-place ops bump the version of what they write") {
   uint64_t v = x.version();
   x.fill_(2);
   CHECK(x.version() == v + 1);
+}
+
+TEST_CASE("the schema table matches the op table") {
+  for (int i = 0; i < kNumOps; ++i) {
+    OpId op = static_cast<OpId>(i);
+    CHECK(std::string(op_schema(op).name) == op_name(op));
+  }
+  const OpSchema& add = op_schema(OpId::add);
+  CHECK(add.num_inputs == 2);
+  CHECK(add.num_attrs == 1);
+  CHECK(add.attrs[0].kind == ArgKind::Scalar);
+  CHECK(add.has_tag(kTagPointwise));
+  CHECK(add.num_outputs == 1);
+}
+
+TEST_CASE("schema checks catch a call that breaks its row") {
+  bool was = schema_checks_enabled();
+  set_schema_checks(true);
+  Tensor a = ones({2}), b = ones({2});
+  {  // add(Tensor self, Tensor other, Scalar alpha): an int list where alpha goes
+    OpCall call(OpId::add, {a, b}, {Attr(DimVector{1})});
+    CHECK_THROWS_WITH(dispatch(call), Catch::Contains("schema check: add: attr 0 (alpha)"));
+  }
+  {  // a missing input
+    OpCall call(OpId::add, {a}, {Attr(Scalar(1))});
+    CHECK_THROWS_WITH(dispatch(call), Catch::Contains("1 tensor inputs, the row 2"));
+  }
+  {  // an undefined non-optional input
+    OpCall call(OpId::add, {a, Tensor()}, {Attr(Scalar(1))});
+    CHECK_THROWS_WITH(dispatch(call), Catch::Contains("input 1 (other) is undefined"));
+  }
+  {  // the right layout passes, and the arguments are untouched
+    OpCall call(OpId::add, {a, b}, {Attr(Scalar(2))});
+    dispatch(call);
+    CHECK(call.outputs[0].sum().item<float>() == 6.0f);
+    CHECK(a.sum().item<float>() == 2.0f);
+  }
+  set_schema_checks(was);
+}
+
+TEST_CASE("generated Args structs read and write a call's attrs by name") {
+  EluArgs args{Scalar(0.5), Scalar(2.0), Scalar(1.0)};
+  OpCall call(OpId::elu, {ones({2})}, args.attrs());
+  EluArgs back = EluArgs::from(call);
+  CHECK(back.alpha.to_double() == 0.5);
+  CHECK(back.scale.to_double() == 2.0);
+  CHECK(back.input_scale.to_double() == 1.0);
+  EluArgs defaults;
+  CHECK(defaults.alpha.to_double() == 1.0);
+  static_assert(EluArgs::op == OpId::elu);
 }
