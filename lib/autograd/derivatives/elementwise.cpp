@@ -1,5 +1,8 @@
-// Derivative rows of the elementwise ops (clamp: clamp.cpp; ops without a row raise a clear
-// NotImplementedError in backward until their row is written).
+// The hand-written derivative rows of the elementwise ops: those whose formula needs
+// more than one expression per input (a check, a branch on an attr, a shared helper).
+// The one-expression formulas are in the schema rows themselves (grad.<input> in
+// lib/dispatch/schema/elementwise.toml), generated into
+// build/generated/autograd/derivatives_elementwise.cpp. clamp: clamp.cpp.
 #include "autograd/derivatives.h"
 #include "autograd/derivatives/formulas.h"
 #include "ember/ops/elementwise.h"
@@ -9,44 +12,6 @@
 namespace ember::autograd {
 namespace {
 
-EMBER_DERIVATIVE(neg, save_none(), { return {neg(ctx.grad(0))}; });
-EMBER_DERIVATIVE(abs, save_inputs({0}), { return {ctx.grad(0) * sign(ctx.input(0))}; });
-EMBER_DERIVATIVE_FULL(exp, save_none(), save_inputs({0}), { return {ctx.grad(0) * ctx.output(0)}; });
-EMBER_DERIVATIVE(log, save_inputs({0}), { return {ctx.grad(0) / ctx.input(0)}; });
-EMBER_DERIVATIVE_FULL(sqrt, save_none(), save_inputs({0}), { return {ctx.grad(0) / (ctx.output(0) * 2)}; });
-EMBER_DERIVATIVE(sin, save_inputs({0}), { return {ctx.grad(0) * cos(ctx.input(0))}; });
-EMBER_DERIVATIVE(cos, save_inputs({0}), { return {neg(ctx.grad(0) * sin(ctx.input(0)))}; });
-EMBER_DERIVATIVE_FULL(tanh, save_none(), save_inputs({0}), {
-  Tensor y = ctx.output(0);
-  return {ctx.grad(0) * (1 - y * y)};
-});
-EMBER_DERIVATIVE_FULL(sigmoid, save_none(), save_inputs({0}), {
-  Tensor y = ctx.output(0);
-  return {ctx.grad(0) * y * (1 - y)};
-});
-EMBER_DERIVATIVE_FULL(relu, save_none(), save_inputs({0}), {
-  Tensor y = ctx.output(0);
-  return {threshold_backward(ctx.grad(0), y, Scalar(0))};
-});
-// Linear in grad_output; piecewise constant in self.
-EMBER_DERIVATIVE(threshold_backward, save_inputs({1}), {
-  return {ctx.needs_grad(0) ? threshold_backward(ctx.grad(0), ctx.input(1), ctx.attr(0).to_scalar()) : Tensor(),
-          Tensor()};
-});
-
-EMBER_DERIVATIVE(add, save_none(), {
-  Scalar alpha = ctx.attr(0).to_scalar();
-  return {ctx.grad(0), ctx.needs_grad(1) ? ctx.grad(0) * alpha : Tensor()};
-});
-EMBER_DERIVATIVE(sub, save_none(), {
-  Scalar alpha = ctx.attr(0).to_scalar();
-  return {ctx.grad(0), ctx.needs_grad(1) ? ctx.grad(0) * -alpha.to_double() : Tensor()};
-});
-EMBER_DERIVATIVE(mul, save_inputs({0, 1}), {
-  Tensor g = ctx.grad(0);
-  return {ctx.needs_grad(0) ? g * ctx.input(1) : Tensor(),
-          ctx.needs_grad(1) ? g * ctx.input(0) : Tensor()};
-});
 EMBER_DERIVATIVE(div, save_inputs({0, 1}), {
   EMBER_CHECK(ctx.attr(0).is_none(), "the derivative of div with a rounding_mode is zero almost "
               "everywhere and is not implemented");
@@ -55,12 +20,7 @@ EMBER_DERIVATIVE(div, save_inputs({0, 1}), {
           ctx.needs_grad(1) ? neg(g * ctx.input(0) / (b * b)) : Tensor()};
 });
 
-// Piecewise-constant or boolean results: no gradient.
-EMBER_DERIVATIVE(sign, save_none(), { return {Tensor()}; });
-EMBER_DERIVATIVE(floor, save_none(), { return {Tensor()}; });
-EMBER_DERIVATIVE(ceil, save_none(), { return {Tensor()}; });
-EMBER_DERIVATIVE(trunc, save_none(), { return {Tensor()}; });
-EMBER_DERIVATIVE(round, save_none(), { return {Tensor()}; });
+// Boolean and integer results: no gradient.
 EMBER_NON_DIFFERENTIABLE(isnan);
 EMBER_NON_DIFFERENTIABLE(isinf);
 EMBER_NON_DIFFERENTIABLE(isfinite);
@@ -81,66 +41,7 @@ EMBER_NON_DIFFERENTIABLE(bitwise_xor);
 EMBER_NON_DIFFERENTIABLE(bitwise_left_shift);
 EMBER_NON_DIFFERENTIABLE(bitwise_right_shift);
 
-}  // namespace
-}  // namespace ember::autograd
-
-namespace ember::autograd {
-namespace {
-
-EMBER_DERIVATIVE(expm1, save_inputs({0}), { return {ctx.grad(0) * exp(ctx.input(0))}; });
-EMBER_DERIVATIVE(log1p, save_inputs({0}), { return {ctx.grad(0) / (ctx.input(0) + 1)}; });
-EMBER_DERIVATIVE(log2, save_inputs({0}), {
-  return {ctx.grad(0) / (ctx.input(0) * 0.6931471805599453)};
-});
-EMBER_DERIVATIVE_FULL(reciprocal, save_none(), save_inputs({0}), {
-  Tensor y = ctx.output(0);
-  return {neg(ctx.grad(0) * y * y)};
-});
-EMBER_DERIVATIVE_FULL(rsqrt, save_none(), save_inputs({0}), {
-  Tensor y = ctx.output(0);
-  return {ctx.grad(0) * y * y * y * -0.5};
-});
-EMBER_DERIVATIVE_FULL(tan, save_none(), save_inputs({0}), {
-  Tensor y = ctx.output(0);
-  return {ctx.grad(0) * (y * y + 1)};
-});
-EMBER_DERIVATIVE(erf, save_inputs({0}), {
-  Tensor x = ctx.input(0);
-  return {ctx.grad(0) * exp(neg(x * x)) * 1.1283791670955126};  // 2 / sqrt(pi)
-});
-EMBER_DERIVATIVE(silu, save_inputs({0}), {
-  Tensor s = sigmoid(ctx.input(0));
-  return {ctx.grad(0) * s * (1 + ctx.input(0) * (1 - s))};
-});
-EMBER_DERIVATIVE(pow, save_inputs({0, 1}), {
-  Tensor g = ctx.grad(0), a = ctx.input(0), b = ctx.input(1);
-  return {ctx.needs_grad(0) ? g * b * pow(a, b - 1) : Tensor(),
-          ctx.needs_grad(1) ? g * pow(a, b) * log(a) : Tensor()};
-});
-EMBER_DERIVATIVE(maximum, save_inputs({0, 1}), {
-  Tensor g = ctx.grad(0), a = ctx.input(0), b = ctx.input(1);
-  Tensor half = g * 0.5;  // ties share the gradient, as in PyTorch
-  return {where(gt(a, b), g, where(eq(a, b), half, Scalar(0))),
-          where(lt(a, b), g, where(eq(a, b), half, Scalar(0)))};
-});
-EMBER_DERIVATIVE(minimum, save_inputs({0, 1}), {
-  Tensor g = ctx.grad(0), a = ctx.input(0), b = ctx.input(1);
-  Tensor half = g * 0.5;
-  return {where(lt(a, b), g, where(eq(a, b), half, Scalar(0))),
-          where(gt(a, b), g, where(eq(a, b), half, Scalar(0)))};
-});
-EMBER_DERIVATIVE(where, save_inputs({0}), {
-  Tensor c = ctx.input(0), g = ctx.grad(0);
-  return {Tensor(), where(c, g, Scalar(0)), where(c, Scalar(0), g)};
-});
-
-}  // namespace
-}  // namespace ember::autograd
-
-// ---- the remaining activations, binary ops and nan_to_num -----------------------------------
-
-namespace ember::autograd {
-namespace {
+// ---- activations with a branch on their attrs --------------------------------------------------
 
 EMBER_DERIVATIVE(gelu, save_inputs({0}), {
   Tensor x = ctx.input(0), g = ctx.grad(0);
@@ -161,18 +62,6 @@ EMBER_DERIVATIVE(softplus, save_inputs({0}), {
   // Above the threshold the forward returns x itself.
   return {where(gt(bx, Scalar(threshold)), g, g * sigmoid(bx))};
 });
-EMBER_DERIVATIVE(leaky_relu, save_inputs({0}), {
-  Tensor g = ctx.grad(0);
-  return {where(gt(ctx.input(0), Scalar(0)), g, g * ctx.attr(0).to_scalar())};
-});
-
-EMBER_DERIVATIVE(atan2, save_inputs({0, 1}), {
-  Tensor a = ctx.input(0), b = ctx.input(1), g = ctx.grad(0);
-  // Over a^2 + b^2, taken as 0 at the origin as PyTorch does.
-  Tensor denom = a * a + b * b;
-  return {ctx.needs_grad(0) ? div_or_zero(g * b, denom) : Tensor(),
-          ctx.needs_grad(1) ? div_or_zero(neg(g * a), denom) : Tensor()};
-});
 
 // remainder / fmod: self - other * q with a piecewise-constant quotient q (rounded
 // toward -inf or toward zero). q has no gradient, so it is computed from detached
@@ -185,16 +74,6 @@ TensorList rounded_remainder_backward(BackwardCtx& ctx, const char* rounding_mod
 }
 EMBER_DERIVATIVE(remainder, save_inputs({0, 1}), { return rounded_remainder_backward(ctx, "floor"); });
 EMBER_DERIVATIVE(fmod, save_inputs({0, 1}), { return rounded_remainder_backward(ctx, "trunc"); });
-
-// self + weight (end - self); a number weight arrives as a wrapped 0-dim tensor.
-EMBER_DERIVATIVE(lerp, save_inputs({0, 1, 2}), {
-  Tensor a = ctx.input(0), b = ctx.input(1), w = ctx.input(2), g = ctx.grad(0);
-  return {ctx.needs_grad(0) ? g * (1 - w) : Tensor(), ctx.needs_grad(1) ? g * w : Tensor(),
-          ctx.needs_grad(2) ? g * (b - a) : Tensor()};
-});
-
-// Replaced values (nan, +-inf) do not depend on the input.
-EMBER_DERIVATIVE(nan_to_num, save_inputs({0}), { return {ctx.grad(0) * isfinite(ctx.input(0))}; });
 
 }  // namespace
 }  // namespace ember::autograd

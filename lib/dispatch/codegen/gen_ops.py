@@ -10,6 +10,8 @@ emits
                                   (op_schema(OpId), lib/dispatch/op_schema.h)
     dispatch/args/<group>.h       one typed argument struct per op with attributes
                                   (EluArgs::from(call), EluArgs{...}.attrs())
+    autograd/derivatives_<group>.cpp  the derivative rows of the ops whose schema row
+                                  gives grad formulas (derivatives.yaml's role)
 
 Files are rewritten only when their text changes, so a schema edit recompiles only
 what includes the files that changed.
@@ -170,6 +172,60 @@ def emit_args(group: str, rows: list[sch.OpRow]) -> str:
     return "".join(out)
 
 
+def _uses(expr: str, name: str) -> bool:
+    return re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", expr) is not None
+
+
+def emit_derivative_row(r: sch.OpRow) -> str:
+    """EMBER_DERIVATIVE_FULL for a row with grad formulas. A formula may name: grad
+    (output 0's gradient; grad1, ... for the others), the op's tensor inputs (saved),
+    result (output 0, saved; result1, ...), its attrs (from the Args struct) and ctx."""
+    formulas = list(r.grad.values())
+    used = lambda name: any(_uses(f, name) for f in formulas)  # noqa: E731
+    lines = []
+    save_in = [i for i, a in enumerate(r.inputs) if used(a.name)]
+    outs = ["result"] + [f"result{i}" for i in range(1, len(r.returns))]
+    save_out = [i for i, n in enumerate(outs) if used(n)]
+    grads = ["grad"] + [f"grad{i}" for i in range(1, len(r.returns))]
+    for i, g in enumerate(grads):
+        if used(g):
+            lines.append(f"  Tensor {g} = ctx.grad({i});")
+    for i in save_in:
+        lines.append(f"  Tensor {r.inputs[i].name} = ctx.input({i});")
+    for i in save_out:
+        lines.append(f"  Tensor {outs[i]} = ctx.output({i});")
+    attrs = [a for a in r.attrs if used(a.name)]
+    if attrs:
+        lines.append(f"  const auto args = {args_struct_name(r)}::from(ctx);")
+        for a in attrs:
+            lines.append(f"  const auto& {a.name} = args.{a.name};")
+    slots = []
+    for i, a in enumerate(r.inputs):
+        f = r.grad.get(a.name)
+        slots.append(f"ctx.needs_grad({i}) ? Tensor({f}) : Tensor()" if f else "Tensor()")
+    mask = lambda idx: f"save_inputs({{{', '.join(map(str, idx))}}})" if idx else "save_none()"  # noqa: E731
+    body = "\n".join(lines + ["  return {" + ",\n          ".join(slots) + "};"])
+    comment = "".join(f"// grad.{k}: {v}\n" for k, v in r.grad.items())
+    return (f"\n// {r.func}\n{comment}EMBER_DERIVATIVE_FULL({r.name}, {mask(save_in)}, {mask(save_out)}, {{\n"
+            f"{body}\n}});\n")
+
+
+def emit_derivatives(group: str, rows: list[sch.OpRow]) -> str:
+    rows = [r for r in rows if r.grad]
+    if not rows:  # nothing to compile: no includes either
+        return HEADER + f"// No {group} op has grad formulas in its schema row.\n"
+    out = [HEADER,
+           f"// The derivative rows of the {group} ops whose schema row gives grad formulas\n"
+           "// (lib/dispatch/schema/README.md). The rest are hand-written in\n"
+           f"// lib/autograd/derivatives/.\n"
+           '#include "autograd/derivatives.h"\n#include "autograd/derivatives/formulas.h"\n'
+           f'#include "dispatch/args/{group}.h"\n#include "ember/ember.h"\n\n'
+           "namespace ember::autograd {\nnamespace {\n"]
+    out += [emit_derivative_row(r) for r in rows]
+    out.append("\n}  // namespace\n}  // namespace ember::autograd\n")
+    return "".join(out)
+
+
 def write_if_changed(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.exists() and path.read_text() == text:
@@ -198,8 +254,10 @@ def main() -> int:
     write_if_changed(opts.out / "dispatch" / "op_ids.def", emit_op_ids(rows))
     write_if_changed(opts.out / "dispatch" / "op_schema_table.cpp", emit_table(rows))
     for group in sch.GROUPS:
-        write_if_changed(opts.out / "dispatch" / "args" / f"{group}.h",
-                         emit_args(group, [r for r in rows if r.group == group]))
+        group_rows = [r for r in rows if r.group == group]
+        write_if_changed(opts.out / "dispatch" / "args" / f"{group}.h", emit_args(group, group_rows))
+        write_if_changed(opts.out / "autograd" / f"derivatives_{group}.cpp",
+                         emit_derivatives(group, group_rows))
     return 0
 
 

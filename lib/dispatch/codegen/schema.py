@@ -25,7 +25,7 @@ TAGS = {"pointwise", "reduction", "view", "random", "nondeterministic", "inplace
         "backward", "optimizer"}
 DERIVATIVES = {"formula", "view", "non_differentiable", "none"}
 AUTOCAST = {"lower_precision", "fp32", "promote"}
-FIELDS = {"func", "doc", "derivative", "variants", "tags", "onnx", "autocast", "shape"}
+FIELDS = {"func", "doc", "derivative", "grad", "variants", "tags", "onnx", "autocast", "shape"}
 
 # Non-tensor argument types: the C++ type of the Args member.
 ATTR_TYPES = {
@@ -95,6 +95,9 @@ class OpRow:
     onnx: str | None = None
     autocast: str | None = None
     shape: str | None = None
+    # Derivative formulas (derivatives.yaml's): tensor input name -> a C++ expression
+    # of its gradient. Empty: the formula row, if any, is hand-written.
+    grad: dict = field(default_factory=dict)
 
     @property
     def inputs(self) -> list[Arg]:
@@ -228,6 +231,20 @@ def _row(entry: dict, group: str, index: int) -> OpRow:
             raise SchemaError(f"{where}: unknown {what}s {sorted(bad)} (known: {sorted(allowed)})")
     if entry["derivative"] not in DERIVATIVES:
         raise SchemaError(f"{where}: derivative must be one of {sorted(DERIVATIVES)}")
+    grad = entry.get("grad", {})
+    if grad:
+        if entry["derivative"] != "formula":
+            raise SchemaError(f"{where}: grad formulas need derivative = \"formula\"")
+        tensor_names = {a.name for a in args if a.is_tensor and not a.is_list}
+        bad = set(grad) - tensor_names
+        if bad:
+            raise SchemaError(f"{where}: grad formulas for {sorted(bad)}, which are not tensor "
+                              f"arguments (known: {sorted(tensor_names)})")
+        if any(a.is_list for a in args):
+            raise SchemaError(f"{where}: an op with a tensor list takes a hand-written derivative")
+        for k, v in grad.items():
+            if not isinstance(v, str) or not v.strip():
+                raise SchemaError(f"{where}: grad.{k} must be a C++ expression (a string)")
     if "autocast" in entry and entry["autocast"] not in AUTOCAST:
         raise SchemaError(f"{where}: autocast must be one of {sorted(AUTOCAST)}")
     if "random" in tags:
@@ -239,7 +256,7 @@ def _row(entry: dict, group: str, index: int) -> OpRow:
     return OpRow(name=name, group=group, func=entry["func"].strip(), args=args, returns=returns,
                  doc=entry["doc"].strip(), derivative=entry["derivative"], variants=list(variants),
                  tags=list(tags), onnx=entry.get("onnx"), autocast=entry.get("autocast"),
-                 shape=entry.get("shape"))
+                 shape=entry.get("shape"), grad=dict(grad))
 
 
 def load(schema_dir: Path = SCHEMA_DIR) -> list[OpRow]:
