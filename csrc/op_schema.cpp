@@ -65,6 +65,9 @@ py::list op_schemas() {
     row["variants"] = bits(s.variants, {{kVariantFunction, "function"}, {kVariantMethod, "method"},
                                         {kVariantInplace, "inplace"}, {kVariantOut, "out"}});
     row["derivative"] = derivative_name(s.derivative);
+    row["invoker"] = s.invoker == InvokerKind::Generated ? "generated"
+                     : s.invoker == InvokerKind::Manual  ? "manual"
+                                                         : "none";
     row["onnx"] = opt_str(s.onnx);
     row["autocast"] = opt_str(s.autocast);
     row["inputs"] = arg_list(s.inputs, s.num_inputs);

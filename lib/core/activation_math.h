@@ -5,6 +5,8 @@
 // round alike.
 #pragma once
 #include <cmath>
+#include <limits>
+#include <type_traits>
 
 #include "core/element_types.h"
 
@@ -39,6 +41,18 @@ EMBER_HOST_DEVICE inline T elu_grad(T g, T x, EluCoef<T> k) {
   return x <= T(0) ? g * k.negiptcoef * k.negcoef * std::exp(x * k.negiptcoef) : g * k.poscoef;
 }
 
+// A bound given as a double, as T: for an integer T clamped to T's range first
+// (casting an out-of-range double is undefined; a bound below every value of T
+// bounds nothing, as in torch, which compares in a wider type). Truncated toward 0.
+template <typename T>
+EMBER_HOST_DEVICE inline T saturating_bound(double v) {
+  if constexpr (std::is_integral_v<T>) {
+    if (!(v > static_cast<double>(std::numeric_limits<T>::lowest()))) return std::numeric_limits<T>::lowest();
+    if (v >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+  }
+  return static_cast<T>(v);
+}
+
 // Clamp to [lo, hi]; nan stays nan.
 template <typename T>
 EMBER_HOST_DEVICE inline T hardtanh_value(T x, T lo, T hi) {
@@ -69,10 +83,11 @@ template <typename T>
 EMBER_HOST_DEVICE inline T hardswish_value(T x) {
   return x * relu6_shifted(x) / T(6);
 }
+// 0 up to -3, g from 3 on, as torch's (the ends belong to the flat pieces).
 template <typename T>
 EMBER_HOST_DEVICE inline T hardswish_grad(T g, T x) {
-  if (x < T(-3)) return T(0);
-  if (x <= T(3)) return g * (x / T(3) + T(0.5));
+  if (x <= T(-3)) return T(0);
+  if (x < T(3)) return g * (x / T(3) + T(0.5));
   return g;
 }
 

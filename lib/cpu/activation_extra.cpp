@@ -3,6 +3,7 @@
 // but hardtanh and threshold, which keep self's dtype; backward ops take grad_output
 // and self of one floating dtype.
 #include "core/activation_math.h"
+#include "core/scalar_range.h"
 #include "cpu/elementwise.h"
 #include "dispatch/args/elementwise.h"
 #include "cpu/unary_helpers.h"
@@ -27,7 +28,7 @@ void hardtanh_kernel(OpCall& c) {
   double lo = c.attr(0).to_double(), hi = c.attr(1).to_double();
   same_dtype_unary<false>(c, [lo, hi](auto x) {
     using T = decltype(x);
-    return hardtanh_value(x, static_cast<T>(lo), static_cast<T>(hi));
+    return hardtanh_value(x, saturating_bound<T>(lo), saturating_bound<T>(hi));
   });
 }
 
@@ -43,19 +44,20 @@ void mish_kernel(OpCall& c) {
 void logsigmoid_kernel(OpCall& c) {
   float_unary(c, [](auto x) { return logsigmoid_value(x); });
 }
+// lambd is rounded to self's dtype first, as torch compares in it.
 void softshrink_kernel(OpCall& c) {
-  double lambd = c.attr(0).to_double();
+  double lambd = rounded_to(c.in(0).dtype(), c.attr(0).to_double());
   float_unary(c, [lambd](auto x) { return softshrink_value(x, static_cast<decltype(x)>(lambd)); });
 }
 void hardshrink_kernel(OpCall& c) {
-  double lambd = c.attr(0).to_double();
+  double lambd = rounded_to(c.in(0).dtype(), c.attr(0).to_double());
   float_unary(c, [lambd](auto x) { return hardshrink_value(x, static_cast<decltype(x)>(lambd)); });
 }
 void threshold_kernel(OpCall& c) {
   double threshold = c.attr(0).to_double(), value = c.attr(1).to_double();
   same_dtype_unary<false>(c, [threshold, value](auto x) {
     using T = decltype(x);
-    return threshold_value(x, static_cast<T>(threshold), static_cast<T>(value));
+    return threshold_value(x, saturating_bound<T>(threshold), saturating_bound<T>(value));
   });
 }
 
@@ -95,7 +97,7 @@ void logsigmoid_backward_kernel(OpCall& c) {
   backward_kernel(c, [](auto g, auto x) { return logsigmoid_grad(g, x); });
 }
 void hardshrink_backward_kernel(OpCall& c) {
-  double lambd = c.attr(0).to_double();
+  double lambd = rounded_to(c.in(1).dtype(), c.attr(0).to_double());
   backward_kernel(c, [lambd](auto g, auto x) { return shrink_grad(g, x, static_cast<decltype(x)>(lambd)); });
 }
 

@@ -7,7 +7,8 @@
 namespace ember::cpu {
 
 [[noreturn]] void throw_unsupported_dtype(const char* op, DType dtype) {
-  throw TypeError(::ember::detail::str(op, ": not implemented for dtype ", dtype_name(dtype)));
+  // NotImplementedError, as torch's dtype dispatch ("arange_cpu" not implemented for 'Bool').
+  throw NotImplementedError(::ember::detail::str(op, ": not implemented for '", scalar_type_name(dtype), "'"));
 }
 
 namespace {

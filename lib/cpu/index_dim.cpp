@@ -61,7 +61,7 @@ inline int64_t el(int64_t bytes) { return bytes / static_cast<int64_t>(sizeof(T)
 // out[p, j] = self[p, index[p, j]] along dim, over the positions of index. When
 // dim is the innermost dim the j loop runs inside (contiguous), else outside.
 void gather_loop(const Tensor& out, const Tensor& self, const Tensor& index, int64_t dim,
-                 const char* op) {
+                 const char* op, bool index_error) {
   DimOperand o = dim_operand(out, dim), s = dim_operand(self, dim), ix = dim_operand(index, dim);
   const int64_t len = ix.dim_size, size = s.dim_size;
   const bool dim_inner = dim == index.dim() - 1;
@@ -118,14 +118,14 @@ void gather_loop(const Tensor& out, const Tensor& self, const Tensor& index, int
       }
     });
   });
-  if (bad) throw_out_of_bounds(op, false, bad.value, dim, size);
+  if (bad) throw_out_of_bounds(op, index_error, bad.value, dim, size);
 }
 
 void gather_kernel(OpCall& c) {
   const Tensor& self = c.in(0);
   const Tensor& index = c.in(1);
   Tensor out = empty(index.sizes(), TensorOptions(self.dtype()).device(self.device()));
-  if (out.numel()) gather_loop(out, self, index, c.attr(0).to_int(), c.name());
+  if (out.numel()) gather_loop(out, self, index, c.attr(0).to_int(), c.name(), false);
   c.outputs.push_back(out);
 }
 
@@ -135,7 +135,8 @@ void index_select_kernel(OpCall& c) {
   DimVector sizes = self.sizes();
   sizes[dim] = c.in(1).numel();
   Tensor out = empty(sizes, TensorOptions(self.dtype()).device(self.device()));
-  if (out.numel()) gather_loop(out, self, spread_index(c.in(1), out, dim), dim, c.name());
+  // torch raises IndexError for index_select (RuntimeError for gather).
+  if (out.numel()) gather_loop(out, self, spread_index(c.in(1), out, dim), dim, c.name(), true);
   c.outputs.push_back(out);
 }
 

@@ -29,19 +29,21 @@ EMBER_VECTOR_CLONES void softmax_row(const T* x, T* out, int64_t D) {
     A inv = A(1) / pairwise_sum<A>(x, D, exp_map);
     for (int64_t i = 0; i < D; ++i) out[i] = store<T>(exp_acc(load<A>(x[i]) - m) * inv);
   } else {
-    A lse = m + std::log(pairwise_sum<A>(x, D, exp_map));
-    for (int64_t i = 0; i < D; ++i) out[i] = store<T>(load<A>(x[i]) - lse);
+    // (x - m) - log(sum), as torch: x - (m + log(sum)) would round m + log(sum)
+    // first and lose the small values' digits when m is large.
+    A log_sum = std::log(pairwise_sum<A>(x, D, exp_map));
+    for (int64_t i = 0; i < D; ++i) out[i] = store<T>((load<A>(x[i]) - m) - log_sum);
   }
 }
 
-// out = exp(x - m) * inv, or x - lse (Log).
+// out = exp(x - m) * inv, or (x - m) - log_sum (Log).
 template <typename T, bool Log>
 EMBER_VECTOR_CLONES void softmax_finish(const T* x, T* out, int64_t n, opmath_t<T> m,
-                                        opmath_t<T> inv, opmath_t<T> lse) {
+                                        opmath_t<T> inv, opmath_t<T> log_sum) {
   using A = opmath_t<T>;
   for (int64_t i = 0; i < n; ++i) {
     A v = load<A>(x[i]);
-    out[i] = store<T>(Log ? v - lse : exp_acc(v - m) * inv);
+    out[i] = store<T>(Log ? (v - m) - log_sum : exp_acc(v - m) * inv);
   }
 }
 
@@ -63,10 +65,10 @@ void softmax_split_row(const T* x, T* out, int64_t D, int nt) {
     std::fill(out, out + D, store<T>(std::numeric_limits<A>::quiet_NaN()));
     return;
   }
-  const A m = total.m, inv = A(1) / total.s, lse = m + std::log(total.s);
+  const A m = total.m, inv = A(1) / total.s, log_sum = std::log(total.s);
   reduce_impl::run_chunks(nt, [&](int t) {
     int64_t b = D * t / nt, e = D * (t + 1) / nt;
-    softmax_finish<T, Log>(x + b, out + b, e - b, m, inv, lse);
+    softmax_finish<T, Log>(x + b, out + b, e - b, m, inv, log_sum);
   });
 }
 
@@ -110,13 +112,13 @@ EMBER_VECTOR_CLONES void softmax_columns(const T* x, T* out, int64_t D, int64_t 
     }
     for (int64_t j = 0; j < w; ++j) total[j] += s[j];
   }
-  for (int64_t j = 0; j < w; ++j)  // s becomes the lse (Log) or 1 / sum
-    s[j] = Log ? static_cast<A>(m[j] + std::log(total[j])) : static_cast<A>(1.0 / total[j]);
+  for (int64_t j = 0; j < w; ++j)  // s becomes log(sum) (Log) or 1 / sum
+    s[j] = Log ? static_cast<A>(std::log(total[j])) : static_cast<A>(1.0 / total[j]);
   for (int64_t d = 0; d < D; ++d) {
     const T* row = x + d * inner;
     T* orow = out + d * inner;
     for (int64_t j = 0; j < w; ++j) {
-      if constexpr (Log) orow[j] = store<T>(load<A>(row[j]) - s[j]);
+      if constexpr (Log) orow[j] = store<T>((load<A>(row[j]) - m[j]) - s[j]);
       else if constexpr (std::is_same_v<T, A>) orow[j] *= s[j];
       else orow[j] = store<T>(exp_acc(load<A>(row[j]) - m[j]) * s[j]);
     }

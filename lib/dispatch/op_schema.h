@@ -47,6 +47,8 @@ enum OpVariant : uint8_t {
   kVariantOut = 1 << 3,
 };
 enum class DerivativeKind : uint8_t { Formula, View, NonDifferentiable, None };
+// How a traced node runs: an invoker generated from the row, a hand-written one, none.
+enum class InvokerKind : uint8_t { Generated, Manual, None };
 
 struct OpSchema {
   const char* name;
@@ -56,6 +58,7 @@ struct OpSchema {
   uint16_t tags;      // OpTag bits
   uint8_t variants;   // OpVariant bits
   DerivativeKind derivative;
+  InvokerKind invoker;
   const char* onnx;      // nullptr: no 1:1 ONNX operator
   const char* autocast;  // nullptr: not set
   const char* shape;     // nullptr: not set

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/scalar_range.h"
 #include "dispatch/args/elementwise.h"
 #include "ember/ops/random.h"
 #include "ember/ops/reduce.h"
@@ -115,10 +116,14 @@ Tensor& relu6_(Tensor& self) { return hardtanh_(self, 0, 6); }
 
 Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& value) {
   check_not_bool("threshold", self);
+  check_scalar_fits("threshold", threshold, self.dtype());
+  check_scalar_fits("threshold", value, self.dtype());
   return unary(OpId::threshold, self, {Attr(threshold), Attr(value)});
 }
 Tensor& threshold_(Tensor& self, const Scalar& threshold, const Scalar& value) {
   check_not_bool("threshold_", self);
+  check_scalar_fits("threshold_", threshold, self.dtype());
+  check_scalar_fits("threshold_", value, self.dtype());
   return unary_(OpId::threshold, self, {Attr(threshold), Attr(value)});
 }
 

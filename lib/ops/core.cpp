@@ -1,4 +1,5 @@
 // Copies, conversions, fills: the op functions of the core group.
+#include "core/scalar_range.h"
 #include "core/pinned.h"
 #include "dispatch/dispatcher.h"
 #include "ember/autograd.h"
@@ -22,6 +23,7 @@ Tensor& copy_(Tensor& dst, const Tensor& src, bool non_blocking) {
 }
 
 Tensor& fill_(Tensor& self, const Scalar& value) {
+  check_scalar_fits("fill_", value, self.dtype());
   OpCall call(OpId::fill_, {self}, {Attr(value)});
   call.outputs.push_back(self);
   dispatch(call);

@@ -5,7 +5,9 @@
 // Like PyTorch, a 0-dim self, index or source counts as 1-d here; the kernels
 // see 1-d views of them.
 #include <string>
+#include <string_view>
 
+#include "core/scalar_range.h"
 #include "dispatch/dispatcher.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
@@ -75,8 +77,12 @@ void check_index_source(const Tensor& self, int64_t d, const Tensor& idx, const 
   EMBER_CHECK(same, op, "(): source tensor shape must match self tensor shape, excluding the "
               "specified dimension. Got self.shape = ", shape_str(self.sizes()),
               " source.shape = ", shape_str(source.sizes()));
-  EMBER_CHECK(idx.numel() == src.sizes()[d], op, "(): Number of indices (", idx.numel(),
-              ") should be equal to source.size(dim) (", src.sizes()[d], "), for dim: ", d);
+  // torch: IndexError for index_copy_, RuntimeError for index_add_.
+  bool count_ok = idx.numel() == src.sizes()[d];
+  std::string count_msg = count_ok ? std::string() : detail::str(op, "(): Number of indices (", idx.numel(),
+      ") should be equal to source.size(dim) (", src.sizes()[d], "), for dim: ", d);
+  if (std::string_view(op) == "index_copy_") EMBER_CHECK_INDEX(count_ok, count_msg);
+  EMBER_CHECK(count_ok, count_msg);
 }
 
 // Runs an in-place op whose inputs[0] is at_least_1d(self). A 0-dim self is
@@ -123,6 +129,7 @@ Tensor& scatter_(Tensor& self, int64_t dim, const Tensor& index, const Scalar& v
   Tensor idx = long_index(index, "scatter");
   const int64_t d = wrap_dim(dim, self.dim(), "scatter");
   check_scatter_shapes(self, idx, nullptr, d, "scatter");
+  check_scalar_fits("scatter", value, self.dtype());
   OpCall call(OpId::scatter_value_, {at_least_1d(self), at_least_1d(idx)},
               {Attr(d), Attr(value), Attr(check_reduce(reduce))});
   dispatch_inplace(call, self);
@@ -201,8 +208,14 @@ Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Te
 }
 
 Tensor& index_fill_(Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  // torch's index_fill_ takes int64 indices only (IndexError) of at most one dim (RuntimeError).
+  EMBER_CHECK(index.defined(), "index_fill_(): index is undefined");
+  EMBER_CHECK_INDEX(index.dtype() == kInt64, "index_fill_(): Expected dtype int64 for index, got ",
+                    dtype_name(index.dtype()));
+  EMBER_CHECK(index.dim() <= 1, "index_fill_(): Index has to be a vector/scalar, got ", describe(index));
   Tensor idx = vector_index(index, "index_fill_");
   const int64_t d = wrap_dim(dim, self.dim(), "index_fill_");
+  check_scalar_fits("index_fill_", value, self.dtype());
   OpCall call(OpId::index_fill_, {at_least_1d(self), idx}, {Attr(d), Attr(value)});
   dispatch_inplace(call, self);
   return self;

@@ -1,5 +1,6 @@
 // Masks: masked_fill (an op), nonzero (an op), and the composites
 // masked_select, nonzero(as_tuple), argwhere, where(condition).
+#include "core/scalar_range.h"
 #include "dispatch/dispatcher.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
@@ -29,6 +30,7 @@ void check_fill_target(const Tensor& self, const Tensor& mask) {
 
 Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value) {
   check_fill_target(self, mask);
+  check_scalar_fits("masked_fill_", value, self.dtype());
   OpCall call(OpId::masked_fill_, {self, mask}, {Attr(value)});
   call.outputs.push_back(self);
   dispatch(call);

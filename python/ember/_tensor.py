@@ -67,3 +67,17 @@ def _check_python_map(self, name):
 
 Tensor.apply_ = _apply_
 Tensor.map_ = _map_
+
+
+def _cumsum_(self, dim, *, dtype=None):
+    """In-place cumsum along dim (torch's Tensor.cumsum_), in self's dtype."""
+    return self.copy_(self.cumsum(dim, dtype=dtype))
+
+
+def _cumprod_(self, dim, *, dtype=None):
+    """In-place cumprod along dim (torch's Tensor.cumprod_), in self's dtype."""
+    return self.copy_(self.cumprod(dim, dtype=dtype))
+
+
+Tensor.cumsum_ = _cumsum_
+Tensor.cumprod_ = _cumprod_

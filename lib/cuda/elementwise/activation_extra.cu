@@ -2,6 +2,7 @@
 // twins of cpu/activation_extra.cpp (formulas: core/activation_math.h). Parameters
 // travel as doubles and are converted to the opmath type per element, as on the CPU.
 #include "core/activation_math.h"
+#include "core/scalar_range.h"
 #include "cuda/elementwise/helpers.cuh"
 #include "dispatch/args/elementwise.h"
 
@@ -22,7 +23,7 @@ struct Elu {
 struct Hardtanh {
   double lo, hi;
   template <typename T> __device__ T operator()(T x) const {
-    return hardtanh_value(x, static_cast<T>(lo), static_cast<T>(hi));
+    return hardtanh_value(x, saturating_bound<T>(lo), saturating_bound<T>(hi));
   }
 };
 struct Hardsigmoid {
@@ -48,7 +49,7 @@ struct Hardshrink {
 struct Threshold {
   double threshold, value;
   template <typename T> __device__ T operator()(T x) const {
-    return threshold_value(x, static_cast<T>(threshold), static_cast<T>(value));
+    return threshold_value(x, saturating_bound<T>(threshold), saturating_bound<T>(value));
   }
 };
 
@@ -60,8 +61,9 @@ void hardsigmoid_kernel(OpCall& c) { float_unary(c, Hardsigmoid{}); }
 void hardswish_kernel(OpCall& c) { float_unary(c, Hardswish{}); }
 void mish_kernel(OpCall& c) { float_unary(c, Mish{}); }
 void logsigmoid_kernel(OpCall& c) { float_unary(c, Logsigmoid{}); }
-void softshrink_kernel(OpCall& c) { float_unary(c, Softshrink{c.attr(0).to_double()}); }
-void hardshrink_kernel(OpCall& c) { float_unary(c, Hardshrink{c.attr(0).to_double()}); }
+// lambd is rounded to self's dtype first, as torch compares in it.
+void softshrink_kernel(OpCall& c) { float_unary(c, Softshrink{rounded_to(c.in(0).dtype(), c.attr(0).to_double())}); }
+void hardshrink_kernel(OpCall& c) { float_unary(c, Hardshrink{rounded_to(c.in(0).dtype(), c.attr(0).to_double())}); }
 void threshold_kernel(OpCall& c) {
   same_dtype_unary<DTypes::Numeric>(c, Threshold{c.attr(0).to_double(), c.attr(1).to_double()});
 }
@@ -111,7 +113,9 @@ void hardsigmoid_backward_kernel(OpCall& c) { backward_kernel(c, HardsigmoidBack
 void hardswish_backward_kernel(OpCall& c) { backward_kernel(c, HardswishBackward{}); }
 void mish_backward_kernel(OpCall& c) { backward_kernel(c, MishBackward{}); }
 void logsigmoid_backward_kernel(OpCall& c) { backward_kernel(c, LogsigmoidBackward{}); }
-void hardshrink_backward_kernel(OpCall& c) { backward_kernel(c, ShrinkBackward{c.attr(0).to_double()}); }
+void hardshrink_backward_kernel(OpCall& c) {
+  backward_kernel(c, ShrinkBackward{rounded_to(c.in(1).dtype(), c.attr(0).to_double())});
+}
 
 EMBER_REGISTER_KERNEL(elu, CUDA, elu_kernel);
 EMBER_REGISTER_KERNEL(hardtanh, CUDA, hardtanh_kernel);

@@ -27,8 +27,10 @@ using cpu::finish_output;
 using cpu::output_for;
 
 template <bool Log, typename A, typename T>
-__device__ inline T softmax_value(A v, A m, A inv_sum, A lse) {
-  return convert<T>(Log ? v - lse : exp_acc(v - m) * inv_sum);
+// log_softmax is (v - m) - log(sum), as torch: v - (m + log(sum)) rounds m + log(sum)
+// first and loses the small values' digits when m is large.
+__device__ inline T softmax_value(A v, A m, A inv_sum, A log_sum) {
+  return convert<T>(Log ? (v - m) - log_sum : exp_acc(v - m) * inv_sum);
 }
 
 constexpr int kWarpRows = 8;  // rows (warps) per block of the warp kernel
@@ -50,7 +52,7 @@ __global__ void softmax_warp_kernel(const T* x, T* out, int64_t rows, int64_t D)
     A s = A(0);
     for (int64_t d = lane; d < D; d += kWarpSize) s += exp_acc(static_cast<A>(src[d]) - m);
     s = warp_reduce_sum(s);
-    const A inv = A(1) / s, lse = m + log(s);
+    const A inv = A(1) / s, lse = log(s);
     for (int64_t d = lane; d < D; d += kWarpSize) dst[d] = softmax_value<Log, A, T>(static_cast<A>(src[d]), m, inv, lse);
   }
 }
@@ -68,7 +70,7 @@ __global__ void softmax_block_kernel(const T* x, T* out, int64_t rows, int64_t D
     A s = A(0);
     for (int64_t d = threadIdx.x; d < D; d += blockDim.x) s += exp_acc(static_cast<A>(src[d]) - m);
     s = block_reduce(s, SumOp<A>{}, shared);
-    const A inv = A(1) / s, lse = m + log(s);
+    const A inv = A(1) / s, lse = log(s);
     for (int64_t d = threadIdx.x; d < D; d += blockDim.x)
       dst[d] = softmax_value<Log, A, T>(static_cast<A>(src[d]), m, inv, lse);
     __syncthreads();  // block_reduce's next use of `shared` (also synchronized inside)
@@ -88,7 +90,7 @@ __global__ void softmax_columns_kernel(const T* x, T* out, int64_t outer, int64_
     for (int64_t d = 0; d < D; ++d) m = MaxOp<A>{}(m, static_cast<A>(src[d * inner]));
     A s = A(0);
     for (int64_t d = 0; d < D; ++d) s += exp_acc(static_cast<A>(src[d * inner]) - m);
-    const A inv = A(1) / s, lse = m + log(s);
+    const A inv = A(1) / s, lse = log(s);
     for (int64_t d = 0; d < D; ++d) dst[d * inner] = softmax_value<Log, A, T>(static_cast<A>(src[d * inner]), m, inv, lse);
   }
 }

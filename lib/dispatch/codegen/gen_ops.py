@@ -12,6 +12,7 @@ emits
                                   (EluArgs::from(call), EluArgs{...}.attrs())
     autograd/derivatives_<group>.cpp  the derivative rows of the ops whose schema row
                                   gives grad formulas (derivatives.yaml's role)
+    jit/invokers_<group>.cpp      the trace invokers of the rows with invoker = "generated"
 
 Files are rewritten only when their text changes, so a schema edit recompiles only
 what includes the files that changed.
@@ -121,6 +122,7 @@ def emit_table(rows: list[sch.OpRow]) -> str:
             f"  {{{cpp_string(r.name)}, {cpp_string(r.group)}, {cpp_string(r.func)},\n"
             f"   {cpp_string(r.doc)},\n"
             f"   uint16_t({tags}), uint8_t({variants}), DerivativeKind::{camel(r.derivative)},\n"
+            f"   InvokerKind::{camel(r.invoker)},\n"
             f"   {cpp_string(r.onnx)}, {cpp_string(r.autocast)}, {cpp_string(r.shape)},\n"
             f"   {ins}, {len(r.inputs)}, {ats}, {len(r.attrs)}, {n_out}}},\n")
     out.append("};\n\n}  // namespace ember\n")
@@ -226,6 +228,60 @@ def emit_derivatives(group: str, rows: list[sch.OpRow]) -> str:
     return "".join(out)
 
 
+# How a generated invoker reads each argument from the node (InvokeArgs: every
+# accessor checks the position and the kind, so a malformed node is a clear error).
+def _invoke_arg(a: sch.Arg, i: int) -> str:
+    if a.is_tensor:
+        return f"a.opt_tensor({i})" if a.optional else f"a.tensor({i})"
+    if a.optional:
+        read = {"int": "a.opt_integer", "float": "a.opt_real", "Scalar": "a.opt_scalar",
+                "ScalarType": "a.opt_dtype"}.get(a.type)
+        if read:
+            return f"{read}({i})"
+        t = sch.ATTR_TYPES[a.type]
+        plain = _invoke_arg(sch.Arg(a.name, a.type, False, None), i)
+        return f"(a.is_none({i}) ? std::optional<{t}>() : std::optional<{t}>({plain}))"
+    return {"bool": f"a.flag({i})", "int": f"a.integer({i})", "float": f"a.real({i})",
+            "Scalar": f"a.scalar({i})", "int[]": f"as_list(a.ints({i}))",
+            "ScalarType": f"a.dtype({i})", "Device": f"a.device_attr({i})",
+            "str": f"a.string({i})"}[a.type]
+
+
+def emit_invoker(r: sch.OpRow) -> str:
+    if any(a.is_list or a.is_attr_tail for a in r.args) or len(r.returns) != 1:
+        raise ValueError(f"{r.name}: a generated invoker needs one output and no lists "
+                         "(write it by hand: invoker = \"manual\")")
+    ins = {id(a): i for i, a in enumerate(r.inputs)}
+    ats = {id(a): i for i, a in enumerate(r.attrs)}
+    call_args = [_invoke_arg(a, ins[id(a)] if a.is_tensor else ats[id(a)]) for a in r.args]
+    inplace_args = ["self" if (a.is_tensor and ins[id(a)] == 0) else x
+                    for a, x in zip(r.args, call_args)]
+    lines = [f"\n// {r.func}", f"EMBER_REGISTER_INVOKER({r.name}, [](const InvokeArgs& a) -> std::vector<Tensor> {{"]
+    if "inplace" in r.variants:
+        lines += [f"  if (a.node().preset.empty()) return {{ember::{r.name}({', '.join(call_args)})}};",
+                  "  Tensor self = inplace_self(a);",
+                  f"  return {{ember::{r.name}_({', '.join(inplace_args)})}};"]
+    else:
+        lines += ["  check_out_of_place(a);", f"  return {{ember::{r.name}({', '.join(call_args)})}};"]
+    lines.append("});")
+    return "\n".join(lines) + "\n"
+
+
+def emit_invokers(group: str, rows: list[sch.OpRow]) -> str:
+    rows = [r for r in rows if r.invoker == "generated"]
+    if not rows:
+        return HEADER + f"// No {group} op has a generated invoker.\n"
+    out = [HEADER,
+           f"// The trace invokers of the {group} ops whose schema row says invoker = \"generated\":\n"
+           "// each node runs through the op's public function (its checks guard nodes read from\n"
+           "// a model file), x.op_() for a node that writes into its first input.\n"
+           '#include "ember/ember.h"\n#include "jit/invokers/invoke_util.h"\n\n'
+           "namespace ember::jit {\n"]
+    out += [emit_invoker(r) for r in rows]
+    out.append("\n}  // namespace ember::jit\n")
+    return "".join(out)
+
+
 def write_if_changed(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.exists() and path.read_text() == text:
@@ -258,6 +314,12 @@ def main() -> int:
         write_if_changed(opts.out / "dispatch" / "args" / f"{group}.h", emit_args(group, group_rows))
         write_if_changed(opts.out / "autograd" / f"derivatives_{group}.cpp",
                          emit_derivatives(group, group_rows))
+        try:
+            invokers = emit_invokers(group, group_rows)
+        except ValueError as e:
+            print(f"gen_ops.py: {e}", file=sys.stderr)
+            return 1
+        write_if_changed(opts.out / "jit" / f"invokers_{group}.cpp", invokers)
     return 0
 
 

@@ -25,7 +25,9 @@ TAGS = {"pointwise", "reduction", "view", "random", "nondeterministic", "inplace
         "backward", "optimizer"}
 DERIVATIVES = {"formula", "view", "non_differentiable", "none"}
 AUTOCAST = {"lower_precision", "fp32", "promote"}
-FIELDS = {"func", "doc", "derivative", "grad", "variants", "tags", "onnx", "autocast", "shape"}
+INVOKERS = {"generated", "manual", "none"}
+FIELDS = {"func", "doc", "derivative", "grad", "invoker", "variants", "tags", "onnx", "autocast",
+          "shape"}
 
 # Non-tensor argument types: the C++ type of the Args member.
 ATTR_TYPES = {
@@ -98,6 +100,10 @@ class OpRow:
     # Derivative formulas (derivatives.yaml's): tensor input name -> a C++ expression
     # of its gradient. Empty: the formula row, if any, is hand-written.
     grad: dict = field(default_factory=dict)
+    # How a traced node of the op runs (lib/jit/op_invoker.h): "generated" (from the
+    # signature: ember::name(args in order), ember::name_ for in-place nodes),
+    # "manual" (hand-written in lib/jit/invokers/) or "none" (cannot be traced).
+    invoker: str = "none"
 
     @property
     def inputs(self) -> list[Arg]:
@@ -218,7 +224,7 @@ def _row(entry: dict, group: str, index: int) -> OpRow:
     unknown = set(entry) - FIELDS
     if unknown:
         raise SchemaError(f"{where}: unknown fields {sorted(unknown)} (known: {sorted(FIELDS)})")
-    for required in ("func", "doc", "derivative"):
+    for required in ("func", "doc", "derivative", "invoker"):
         if required not in entry:
             raise SchemaError(f"{where}: missing the field {required!r}")
     name, args, returns = parse_func(entry["func"], where)
@@ -245,6 +251,10 @@ def _row(entry: dict, group: str, index: int) -> OpRow:
         for k, v in grad.items():
             if not isinstance(v, str) or not v.strip():
                 raise SchemaError(f"{where}: grad.{k} must be a C++ expression (a string)")
+    if entry["invoker"] not in INVOKERS:
+        raise SchemaError(f"{where}: invoker must be one of {sorted(INVOKERS)}")
+    if entry["invoker"] == "generated" and "function" not in variants:
+        raise SchemaError(f"{where}: a generated invoker calls the function variant, which the row lacks")
     if "autocast" in entry and entry["autocast"] not in AUTOCAST:
         raise SchemaError(f"{where}: autocast must be one of {sorted(AUTOCAST)}")
     if "random" in tags:
@@ -256,7 +266,7 @@ def _row(entry: dict, group: str, index: int) -> OpRow:
     return OpRow(name=name, group=group, func=entry["func"].strip(), args=args, returns=returns,
                  doc=entry["doc"].strip(), derivative=entry["derivative"], variants=list(variants),
                  tags=list(tags), onnx=entry.get("onnx"), autocast=entry.get("autocast"),
-                 shape=entry.get("shape"), grad=dict(grad))
+                 shape=entry.get("shape"), grad=dict(grad), invoker=entry["invoker"])
 
 
 def load(schema_dir: Path = SCHEMA_DIR) -> list[OpRow]:

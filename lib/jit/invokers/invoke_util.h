@@ -30,6 +30,13 @@ inline void expect_fresh_output(const InvokeArgs& a) {
     a.fail("a factory node must leave its first input out and write into nothing preset");
 }
 
+// Fails for a node that writes into an existing tensor: for the ops that have no
+// in-place form (isnan, softplus, where).
+inline void check_out_of_place(const InvokeArgs& a) {
+  if (!a.node().preset.empty())
+    a.fail("this op has no in-place form, but the node writes into an existing tensor");
+}
+
 // The tensor an x.op_(...) node writes into: its first input, which it must also
 // list as preset. A node that writes anywhere else (out= into an unrelated
 // tensor) cannot be run through the public in-place function.

@@ -14,6 +14,12 @@ def _differentiable_outputs(fn, inputs):
     return tuple(o for o in _as_tuple(fn(*inputs)) if isinstance(o, _C.Tensor) and o.requires_grad)
 
 
+def _float_outputs(fn, inputs):
+    """The floating outputs, the ones both Jacobians have rows for (an output that does
+    not require grad, such as a zero first derivative, has zero rows)."""
+    return tuple(o for o in _as_tuple(fn(*inputs)) if isinstance(o, _C.Tensor) and o.is_floating_point())
+
+
 def _numerical_jacobian(fn, inputs, wrt, eps):
     """Columns: d(flattened outputs) / d(element k of input wrt), k in logical
     (row-major) order. The input is perturbed in place through a numpy view of
@@ -28,15 +34,17 @@ def _numerical_jacobian(fn, inputs, wrt, eps):
         return [o.detach().numpy().astype(np.float64).reshape(-1).copy() for o in _as_tuple(fn(*inputs))
                 if isinstance(o, _C.Tensor) and o.is_floating_point()]
 
+    # fn runs with grad mode as the caller has it (a fn that takes gradients itself,
+    # as gradgradcheck's does, needs it); the perturbations are numpy writes that
+    # autograd never sees.
     cols = []
     for idx in np.ndindex(view.shape):
         orig = view[idx]
-        with no_grad():
-            view[idx] = orig + eps
-            plus = evaluate()
-            view[idx] = orig - eps
-            minus = evaluate()
-            view[idx] = orig
+        view[idx] = orig + eps
+        plus = evaluate()
+        view[idx] = orig - eps
+        minus = evaluate()
+        view[idx] = orig
         cols.append(np.concatenate([(p - m) / (2 * eps) for p, m in zip(plus, minus)]) if plus else np.zeros(0))
     if not cols:  # an empty input: a Jacobian with no columns
         with no_grad():
@@ -48,6 +56,9 @@ def _analytical_jacobian(outputs, inputs, wrt):
     """Rows: gradient of each flattened output element with respect to input wrt."""
     rows = []
     for o in outputs:
+        if not o.requires_grad:  # no path back to the inputs: zero rows
+            rows.extend(np.zeros(inputs[wrt].numel()) for _ in range(o.numel()))
+            continue
         flat_count = o.numel()
         for j in range(flat_count):
             seed = _C.zeros_like(o)
@@ -68,7 +79,7 @@ def gradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=Tru
     for i, x in enumerate(inputs):
         if isinstance(x, _C.Tensor) and x.requires_grad and x.dtype != _C.float64:
             raise ValueError(f"gradcheck: input {i} requires grad but is {x.dtype}; use float64")
-    outputs = _differentiable_outputs(fn, inputs)
+    outputs = _float_outputs(fn, inputs)
     for i, x in enumerate(inputs):
         if not (isinstance(x, _C.Tensor) and x.requires_grad):
             continue

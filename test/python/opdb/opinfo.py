@@ -200,8 +200,6 @@ class OpInfo:
     nondeterministic: bool = False        # outputs that may differ run to run (random ops):
     compare: Callable | None = None       # compare(ember_out, torch_out, dtype) instead of values
     devices: tuple = ("cpu", "cuda")      # devices it runs on
-    # The float64 inputs that gradients are compared on: positions in args (None: all).
-    grad_args: tuple | None = None
 
     @property
     def id(self) -> str:
