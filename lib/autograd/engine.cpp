@@ -196,6 +196,8 @@ void seed_roots(GraphTask& task, const TensorList& outputs, const TensorList& gr
       EMBER_CHECK(g.sizes() == out.sizes(), "Mismatch in shape: grad_output[", i,
                   "] has a shape of ", shape_str(g.sizes()), " and output[", i,
                   "] has a shape of ", shape_str(out.sizes()), ".");
+      // A gradient of another dtype is cast to the output's, as torch's engine does.
+      if (g.dtype() != out.dtype()) g = g.to(out.dtype());
     }
     note_grad_stream(task, e.function.get(), StreamRef{}, g);
     add_to_buffer(task, e.function.get(), e.input_nr, g);

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "core/element_types.h"
+#include "core/elementwise_math.h"
 
 namespace ember {
 
@@ -39,18 +40,6 @@ EMBER_HOST_DEVICE inline T elu_value(T x, EluCoef<T> k) {
 template <typename T>
 EMBER_HOST_DEVICE inline T elu_grad(T g, T x, EluCoef<T> k) {
   return x <= T(0) ? g * k.negiptcoef * k.negcoef * std::exp(x * k.negiptcoef) : g * k.poscoef;
-}
-
-// A bound given as a double, as T: for an integer T clamped to T's range first
-// (casting an out-of-range double is undefined; a bound below every value of T
-// bounds nothing, as in torch, which compares in a wider type). Truncated toward 0.
-template <typename T>
-EMBER_HOST_DEVICE inline T saturating_bound(double v) {
-  if constexpr (std::is_integral_v<T>) {
-    if (!(v > static_cast<double>(std::numeric_limits<T>::lowest()))) return std::numeric_limits<T>::lowest();
-    if (v >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
-  }
-  return static_cast<T>(v);
 }
 
 // Clamp to [lo, hi]; nan stays nan.

@@ -65,14 +65,29 @@ EMBER_HOST_DEVICE inline T rem_floor_float(T a, T b) {
 
 // ---- bounds -----------------------------------------------------------------------------
 
-// min(max(x, lo), hi) as PyTorch: nan stays nan; with lo > hi the result is hi.
+// min(max(x, lo), hi) as PyTorch: a nan (in x or in a bound) gives nan; with lo > hi
+// the result is hi.
 template <typename T>
 EMBER_HOST_DEVICE inline T clamp_value(T x, T lo, T hi) {
   if constexpr (std::is_floating_point_v<T>) {
     if (x != x) return x;
+    if (lo != lo) return lo;
+    if (hi != hi) return hi;
   }
   T y = x < lo ? lo : x;
   return hi < y ? hi : y;
+}
+
+// A bound given as a double, as T: for an integer T clamped to T's range first
+// (casting an out-of-range double is undefined; a bound below every value of T
+// bounds nothing, as in torch, which compares in a wider type). Truncated toward 0.
+template <typename T>
+EMBER_HOST_DEVICE inline T saturating_bound(double v) {
+  if constexpr (std::is_integral_v<T>) {
+    if (!(v > static_cast<double>(std::numeric_limits<T>::lowest()))) return std::numeric_limits<T>::lowest();
+    if (v >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+  }
+  return static_cast<T>(v);
 }
 
 // The bound standing in for a missing one of clamp: -inf / +inf, or an integer

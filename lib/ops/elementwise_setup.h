@@ -16,6 +16,7 @@
 //   4. runs its loop: unary_loop / binary_loop (cpu/elementwise.h) or gpu_kernel
 //      (cuda/loops.cuh).
 #pragma once
+#include "core/elementwise_math.h"
 #include "cpu/dtype_dispatch.h"
 #include "dispatch/dispatcher.h"
 #include "ember/tensor.h"
@@ -50,6 +51,14 @@ T scalar_value(const Tensor& t) {
     v = convert<T>(*static_cast<const scalar_t*>(t.data_ptr()));
   });
   return v;
+}
+
+// A number bound in the compute type; for an integer self, saturated to its range
+// first (torch compares in a wider type: clamp(uint8, -1, 2) leaves 0 as it is).
+template <typename T, typename O>
+O number_bound(const Tensor& bound) {
+  if constexpr (std::is_integral_v<T>) return O(saturating_bound<T>(scalar_value<double>(bound)));
+  else return scalar_value<O>(bound);
 }
 
 // The two operands of a binary op, ready for its loop (step 3): `scalar` says

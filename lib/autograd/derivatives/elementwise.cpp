@@ -13,9 +13,10 @@ namespace ember::autograd {
 namespace {
 
 EMBER_DERIVATIVE(div, save_inputs({0, 1}), {
-  EMBER_CHECK(ctx.attr(0).is_none(), "the derivative of div with a rounding_mode is zero almost "
-              "everywhere and is not implemented");
   Tensor g = ctx.grad(0), b = ctx.input(1);
+  // A rounded quotient is piecewise constant: zero gradients, as torch's.
+  if (!ctx.attr(0).is_none())
+    return {ctx.needs_grad(0) ? zeros_like(g) : Tensor(), ctx.needs_grad(1) ? zeros_like(g) : Tensor()};
   return {ctx.needs_grad(0) ? g / b : Tensor(),
           ctx.needs_grad(1) ? neg(g * ctx.input(0) / (b * b)) : Tensor()};
 });

@@ -28,8 +28,8 @@ void clamp_kernel(OpCall& c) {
     using T = decltype(tag);
     using O = opmath_t<T>;
     if (s.number_bounds) {
-      O l = lo.defined() ? scalar_value<O>(lo) : open_bound<O>(false);
-      O h = hi.defined() ? scalar_value<O>(hi) : open_bound<O>(true);
+      O l = lo.defined() ? number_bound<T, O>(lo) : open_bound<O>(false);
+      O h = hi.defined() ? number_bound<T, O>(hi) : open_bound<O>(true);
       gpu_kernel<T, T>(o.out, {&in}, ClampNumbers<O>{l, h});
     } else {
       Tensor l = clamp_bound(lo, dt, o.out, false), h = clamp_bound(hi, dt, o.out, true);

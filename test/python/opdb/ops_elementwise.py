@@ -318,7 +318,8 @@ ACTIVATIONS = [
 # threshold_backward: the backward of relu (its output as self) and of threshold; reached
 # through autograd, with x a fresh leaf inside fn (threshold_backward is piecewise
 # constant in self) and g the gradient taken through it.
-# (enable_grad: ember's gradcheck evaluates fn under no_grad for its finite differences.)
+# (enable_grad: the inner autograd.grad needs a graph even when fn itself is called under
+# no_grad, as gradcheck's finite differences may call it.)
 def _relu_backward(m, x, g):
     with m.enable_grad():
         x = x.detach().requires_grad_()
