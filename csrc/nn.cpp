@@ -99,7 +99,7 @@ void bind_dropout_embedding(py::module_& m) {
                         bool sparse) {
     reject(max_norm, "embedding", "max_norm");
     if (sparse) throw NotImplementedError("embedding: sparse=True is not supported");
-    return embedding(input, weight, padding_idx);
+    return embedding(input, weight, padding_idx, scale_grad_by_freq);
   }, py::arg("input"), py::arg("weight"), py::arg("padding_idx") = py::none(),
      py::arg("max_norm") = py::none(), py::arg("norm_type") = 2.0,
      py::arg("scale_grad_by_freq") = false, py::arg("sparse") = false);

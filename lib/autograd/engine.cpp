@@ -122,9 +122,11 @@ Tensor fit_gradient(const Node& producer, size_t index, Tensor grad, const Edge&
 void run(GraphTask& task, const std::vector<Node*>& roots) {
   auto later_first = [](Node* a, Node* b) { return a->sequence_nr() < b->sequence_nr(); };
   std::priority_queue<Node*, std::vector<Node*>, decltype(later_first)> ready(later_first);
+  // A root that another root's graph also reaches (backward((u, v)) with v made from
+  // u) waits for its dependencies like any node: only roots without any start.
+  std::unordered_set<Node*> queued;
   for (Node* r : roots)
-    if (task.dependencies[r] == 0) ready.push(r);
-  std::unordered_set<Node*> queued(roots.begin(), roots.end());
+    if (task.dependencies[r] == 0 && queued.insert(r).second) ready.push(r);
   AutoGradMode mode(task.create_graph);
 
   while (!ready.empty()) {

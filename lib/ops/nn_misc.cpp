@@ -44,7 +44,8 @@ Tensor dropout(const Tensor& input, double p, bool training, bool inplace) {
   return call.outputs[0];
 }
 
-Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx) {
+Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx,
+                 bool scale_grad_by_freq) {
   const char* op = "embedding";
   check_defined(input, op, "input");
   check_defined(weight, op, "weight");
@@ -57,7 +58,7 @@ Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_
                       *padding_idx, " must be within num_embeddings (", rows, ")");
     if (*padding_idx < 0) *padding_idx += rows;
   }
-  OpCall call(OpId::embedding, {weight, input}, {Attr(padding_idx)});
+  OpCall call(OpId::embedding, {weight, input}, {Attr(padding_idx), Attr(scale_grad_by_freq)});
   return dispatch_one(call);
 }
 

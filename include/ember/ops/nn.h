@@ -47,8 +47,10 @@ Tensor dropout(const Tensor& input, double p = 0.5, bool training = true, bool i
 std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p, bool train);
 // weight[input]: input holds int64 or int32 indices of any shape; weight is [V, D].
 // padding_idx only matters for the gradient (it is checked here).
+// scale_grad_by_freq: weight's gradient rows are divided by how often their index
+// occurs in input (the forward is the same).
 Tensor embedding(const Tensor& input, const Tensor& weight,
-                 std::optional<int64_t> padding_idx = std::nullopt);
+                 std::optional<int64_t> padding_idx = std::nullopt, bool scale_grad_by_freq = false);
 // int64 tensor of shape input.shape + [num_classes]; num_classes -1: max(input) + 1.
 Tensor one_hot(const Tensor& input, int64_t num_classes = -1);
 

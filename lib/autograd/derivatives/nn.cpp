@@ -103,7 +103,7 @@ EMBER_NON_DIFFERENTIABLE(one_hot);
 EMBER_DERIVATIVE(embedding, save_inputs({1}), {
   const Attr& padding = ctx.attr(0);
   return {embedding_dense_backward(ctx.grad(0), ctx.input(1), ctx.input_sizes(0)[0],
-                                   padding.is_none() ? -1 : padding.to_int()),
+                                   padding.is_none() ? -1 : padding.to_int(), ctx.attr(1).to_bool()),
           Tensor()};
 });
 EMBER_DERIVATIVE_FULL(dropout, save_none(), save_inputs({1}), {

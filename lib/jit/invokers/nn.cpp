@@ -74,7 +74,8 @@ EMBER_REGISTER_INVOKER(dropout, [](const InvokeArgs& a) -> std::vector<Tensor> {
 });
 // in: weight [V, D], indices; attr: padding_idx (int or None, made non-negative).
 EMBER_REGISTER_INVOKER(embedding, [](const InvokeArgs& a) -> std::vector<Tensor> {
-  return {embedding(a.tensor(1), a.tensor(0), a.opt_integer(0))};
+  // scale_grad_by_freq (attr 1) is absent from model files written before it was recorded.
+  return {embedding(a.tensor(1), a.tensor(0), a.opt_integer(0), a.num_attrs() > 1 && a.flag(1))};
 });
 // in: indices; attr: num_classes (-1 infers it from the data).
 EMBER_REGISTER_INVOKER(one_hot, [](const InvokeArgs& a) -> std::vector<Tensor> {

@@ -9,7 +9,7 @@ import warnings
 from .. import _C
 
 __all__ = [
-    "relu", "relu_", "relu6", "elu", "elu_", "selu", "selu_", "celu", "celu_", "leaky_relu",
+    "softmax", "log_softmax", "relu", "relu_", "relu6", "elu", "elu_", "selu", "selu_", "celu", "celu_", "leaky_relu",
     "leaky_relu_", "hardtanh", "hardtanh_", "hardsigmoid", "hardswish", "silu", "mish",
     "logsigmoid", "softsign", "softplus", "softshrink", "hardshrink", "tanhshrink", "threshold",
     "threshold_", "glu", "prelu", "rrelu", "rrelu_", "softmin",
@@ -115,6 +115,20 @@ def _implicit_softmax_dim(name, ndim, stacklevel):
     warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
                   "to include dim=X as an argument.", stacklevel=stacklevel)
     return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002 (torch's name)
+    """softmax(input, dim=None, dtype=None): exp(input) / sum(exp(input)) along dim."""
+    if dim is None:
+        dim = _implicit_softmax_dim("softmax", input.dim(), _stacklevel)
+    return _C.softmax(input, dim, dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
+    """log_softmax(input, dim=None, dtype=None): input - logsumexp(input) along dim."""
+    if dim is None:
+        dim = _implicit_softmax_dim("log_softmax", input.dim(), _stacklevel)
+    return _C.log_softmax(input, dim, dtype)
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):

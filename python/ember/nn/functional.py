@@ -59,35 +59,6 @@ for _name in _REEXPORTED:
 del _name
 
 
-def _implicit_softmax_dim(name, ndim, stacklevel):
-    """torch.nn.functional's choice of dim when a call gives none (deprecated there
-    too, with the same warning): 0 for 0-, 1- and 3-d inputs, else 1."""
-    import warnings
-    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
-                  "to include dim=X as an argument.", stacklevel=stacklevel)
-    return 0 if ndim in (0, 1, 3) else 1
-
-
-def softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002 (torch's name)
-    """torch.nn.functional.softmax: exp(x) / sum(exp(x)) along dim."""
-    if dim is None:
-        dim = _implicit_softmax_dim("softmax", input.dim(), _stacklevel)
-    return _C.softmax(input, dim, dtype)
-
-
-def log_softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
-    """torch.nn.functional.log_softmax: x - logsumexp(x) along dim."""
-    if dim is None:
-        dim = _implicit_softmax_dim("log_softmax", input.dim(), _stacklevel)
-    return _C.log_softmax(input, dim, dtype)
-
-
-def softmin(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
-    """torch.nn.functional.softmin: softmax(-x) along dim."""
-    if dim is None:
-        dim = _implicit_softmax_dim("softmin", input.dim(), _stacklevel)
-    return _C.softmin(input, dim, dtype=dtype)
-
 # Activations with torch.nn.functional's inplace= flags (they replace the bare ops above).
 from . import _activation_functional  # noqa: E402
 from ._activation_functional import *  # noqa: F401,F403,E402
@@ -159,35 +130,6 @@ for _name in [
         __all__.append(_name)
 del _name
 
-
-def _implicit_softmax_dim(name, ndim, stacklevel):
-    """torch.nn.functional's choice of dim when a call gives none (deprecated there
-    too, with the same warning): 0 for 0-, 1- and 3-d inputs, else 1."""
-    import warnings
-    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
-                  "to include dim=X as an argument.", stacklevel=stacklevel)
-    return 0 if ndim in (0, 1, 3) else 1
-
-
-def softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002 (torch's name)
-    """torch.nn.functional.softmax: exp(x) / sum(exp(x)) along dim."""
-    if dim is None:
-        dim = _implicit_softmax_dim("softmax", input.dim(), _stacklevel)
-    return _C.softmax(input, dim, dtype)
-
-
-def log_softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
-    """torch.nn.functional.log_softmax: x - logsumexp(x) along dim."""
-    if dim is None:
-        dim = _implicit_softmax_dim("log_softmax", input.dim(), _stacklevel)
-    return _C.log_softmax(input, dim, dtype)
-
-
-def softmin(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
-    """torch.nn.functional.softmin: softmax(-x) along dim."""
-    if dim is None:
-        dim = _implicit_softmax_dim("softmin", input.dim(), _stacklevel)
-    return _C.softmin(input, dim, dtype=dtype)
 
 
 def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):

@@ -122,10 +122,13 @@ def _copy_errors(rng):
 
 
 def _fill_errors(rng):
-    # A value that is no number. (ember bug: int8 x.fill_(300) wraps to 44 where torch
-    # raises RuntimeError "value cannot be converted to type int8_t without overflow".)
+    # A value that is no number; a value the dtype can't hold (RuntimeError "value cannot
+    # be converted to type int8_t without overflow"; uint8 takes -1 as torch does, not -300).
     return [ErrorCase(Sample((_f(rng, (3,), "float32"),), {"value": None}), TypeError),
-            ErrorCase(Sample((_f(rng, (3,), "float32"),), {"value": "a"}), TypeError)]
+            ErrorCase(Sample((_f(rng, (3,), "float32"),), {"value": "a"}), TypeError),
+            ErrorCase(Sample((_f(rng, (3,), "int8"),), {"value": 300}), RuntimeError),
+            ErrorCase(Sample((_f(rng, (3,), "uint8"),), {"value": -300}), RuntimeError),
+            ErrorCase(Sample((_f(rng, (3,), "float16"),), {"value": 1e6}), RuntimeError)]
 
 
 def _fill_tensor_errors(rng):
@@ -632,7 +635,8 @@ OPS = [
     # ---- factories: no tensor input, so nothing to trace ----
     OpInfo("arange", lambda m, *a, dtype=None: m.arange(*a, dtype=dtype), _arange_samples, dtypes=NUMERIC,
            grad=False, trace=False,
-           errors=_factory_errors([(0, 5, 0), (5, 0, 1), (0, -3, 2)])),
+           errors=lambda rng: _factory_errors([(0, 5, 0), (5, 0, 1), (0, -3, 2)])(rng) + [
+               ErrorCase(Sample((0, 2), {"dtype": Dtype("bool")}), NotImplementedError)]),  # no bool kernel
     OpInfo("arange", lambda m, *a: m.arange(*a), _arange_default_samples, dtypes=("int64",),
            variant="default_dtype", grad=False, trace=False),
     OpInfo("linspace", lambda m, *a, dtype=None: m.linspace(*a, dtype=dtype), _linspace_samples, dtypes=NUMERIC,

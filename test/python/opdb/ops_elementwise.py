@@ -208,9 +208,7 @@ UNARY_MATH = [
            onnx=True, errors=_bool_refused("neg")),
     OpInfo("abs", _method("abs"), _unary(-128, 127), dtypes=ALL, inplace=_inplace_of("abs"),
            onnx=True, errors=_bool_refused("abs")),
-    # (sign, floor, ceil, trunc, round: ember's gradient is undefined where torch's is zeros;
-    # test_gradients takes the one for the other. ember bug: autograd.grad of these without
-    # allow_unused raises "appears to not have been used", and x.grad stays None.)
+    # (sign, floor, ceil, trunc, round: a zeros gradient, as torch's.)
     OpInfo("sign", _method("sign"), _unary(), dtypes=ALL_AND_BOOL, inplace=_inplace_of("sign"),
            onnx=True, errors=lambda rng: [_bad_type(rng)]),
     _float_unary("exp", onnx=True),
@@ -361,11 +359,13 @@ def _clamp_numbers(dtype, rng):
     out = []
     x = _vals(rng, (3, 4), dtype, -3, 3)
     f = is_float(dtype)
-    # ember bug: an integer bound outside the dtype's range wraps around (uint8 clamp(min=-1)
-    # gives 255 everywhere, torch keeps x): uint8's bounds stay in [0, 255].
-    neg = 0 if dtype == "uint8" else -1
+    # An integer bound outside the dtype's range saturates (uint8 clamp(min=-1) keeps x).
+    # lo > hi: everything is hi. (uint8: hi 0. ember bug: a max below the dtype's range, or a
+    # min above it, saturates in ember (uint8 clamp(2, -2) gives 0) where torch raises
+    # RuntimeError "Clamp max value -2 is outside the representable range of Byte".)
+    neg = -1
     for lo, hi in [(-1.5 if f else neg, 1.5 if f else 2), (neg, None), (None, 0.5 if f else 1),
-                   (2, 2 * neg)]:  # lo > hi: everything is hi
+                   (2, 0 if dtype == "uint8" else 2 * neg)]:
         out.append(Sample((T(x, dtype), lo, hi)))
         out.append(Sample((T(x, dtype, noncontig=True), lo, hi)))
     out.append(Sample((T(_vals(rng, (), dtype, -3, 3), dtype), neg, 1)))
@@ -374,7 +374,9 @@ def _clamp_numbers(dtype, rng):
     if f:
         s = np.array(SPECIAL)
         out.append(Sample((T(s, dtype, grad=False), -1.0, 2.0), {}, "special"))
-        # ember bug: a nan bound is ignored (torch: the result is nan): no nan bound sample.
+        # a nan bound: nan everywhere
+        out.append(Sample((T(x, dtype, grad=False), np.nan, 1.0), {}, "nan bound"))
+        out.append(Sample((T(x, dtype, grad=False), -1.0, np.nan), {}, "nan bound"))
     return out
 
 
@@ -400,9 +402,12 @@ def _clamp_tensors(dtype, rng):
                        T(np.array([0.0, 0.0, 1.0, 2.0]), dtype)), {}, "ties"))
     if is_float(dtype):
         s = np.array(SPECIAL)
-        # ember bug: a nan element of a tensor bound is ignored (torch: nan there): finite bounds.
-        out.append(Sample((T(s, dtype, grad=False), T(np.full(s.shape, -1.0), dtype, grad=False),
-                           T(np.where(np.arange(s.size) % 3 == 0, 0.5, 2.0), dtype, grad=False)),
+        # a nan element of a tensor bound: nan there
+        lo = np.full(s.shape, -1.0)
+        lo[[1, 5]] = np.nan
+        hi = np.where(np.arange(s.size) % 3 == 0, 0.5, 2.0)
+        hi[[2, 7]] = np.nan
+        out.append(Sample((T(s, dtype, grad=False), T(lo, dtype, grad=False), T(hi, dtype, grad=False)),
                           {}, "special"))
     return out
 
@@ -526,10 +531,9 @@ def _pow_samples(dtype, rng):
             out.append(Sample((T(base, dtype), T(np.array([[-3, -2, -1, 0, 1, 5]]), dtype)), {}, "negative"))
         return out
     out = _binary(0.25, 3.0, -2.0, 2.0)(dtype, rng)
-    # ember bug: the gradients at a zero base are nan/-inf (torch: 0, as d/db 0**b = 0 for
-    # b >= 0 and d/da a**0 = 0), so this sample is checked for values only.
-    out.append(Sample((T(np.array([0.0, 0.0, 0.0, 2.0]), dtype, grad=False),
-                       T(np.array([0.0, 1.0, 2.5, 0.0]), dtype, grad=False)), {}, "zero base"))
+    # a zero base (gradients: d/db 0**b = 0 for b >= 0 and d/da a**0 = 0, as torch's)
+    out.append(Sample((T(np.array([0.0, 0.0, 0.0, 2.0]), dtype),
+                       T(np.array([0.0, 1.0, 2.5, 0.0]), dtype)), {}, "zero base"))
     out.append(Sample((T(np.array([-2.0, -1.5, -3.0]), dtype), T(np.array([2.0, 3.0, -1.0]), dtype)),
                       {}, "negative base"))
     return out
@@ -589,17 +593,16 @@ def _whole_for_half(make):
 
 
 def _rounding_div(mode):
-    # ember bug: backward through div with a rounding_mode raises ("not implemented");
-    # torch's gradient is zeros. grad=False until it matches.
+    # (the gradient is zeros, as torch's)
     return [
         OpInfo("div", _div_fn, _whole_for_half(_binary(-6, 6, int_nonzero=True, rounding_mode=mode)),
                dtypes=ALL,
-               variant=mode, grad=False, inplace=lambda m, x, y, **kw: x.div_(y, **kw), onnx=True,
+               variant=mode, inplace=lambda m, x, y, **kw: x.div_(y, **kw), onnx=True,
                errors=_binary_errors(_div_int_zero(mode), lambda rng: [
                    ErrorCase(Sample((_t(rng, (3,), "bool"), _t(rng, (3,), "bool")), {"rounding_mode": mode}),
                              NotImplementedError)])),
         OpInfo("div", _div_fn, _whole_for_half(_promote(nonzero=True, rounding_mode=mode)), dtypes=ALL,
-               variant=mode + "_promote", grad=False, inplace=lambda m, x, y, **kw: x.div_(y, **kw)),
+               variant=mode + "_promote", inplace=lambda m, x, y, **kw: x.div_(y, **kw)),
     ]
 
 
@@ -662,7 +665,7 @@ BINARY = (
     + _rounding_div("floor") + _rounding_div("trunc")
     + [OpInfo("div", lambda m, x, y: x // y, _whole_for_half(_promote(nonzero=True)), dtypes=ALL,
               variant="floordiv_operator",
-              grad=False)]  # ember bug: see the floor variant
+              grad=False)]  # torch: "derivative for aten::floor_divide is not implemented"
     + _arith("remainder", _binary(-6, 6, int_nonzero=True), ALL, _half_scalar_rounded(nonzero=True),
              onnx=True,
              errors=[_bool_pair_refused, _int_zero_divisor])
@@ -677,8 +680,8 @@ BINARY = (
        OpInfo("pow", _method("pow"), _pow_number_exponents, dtypes=ALL, variant="number_exponent",
               inplace=_inplace_of("pow"), onnx=True),
        OpInfo("pow", _method("pow"), _pow_number_base, dtypes=ALL, variant="number_base"),
-       # (partners in [1, 2]: no zero base, see the ember bug above)
-       OpInfo("pow", lambda m, x, y: x ** y, _promote(PARTNERS[:3] + PARTNERS[4:8], 0.25, 3.0, 1, 2),
+       # (partners in [0, 2]: integer partners hold zero bases; no negative exponents of integers)
+       OpInfo("pow", lambda m, x, y: x ** y, _promote(PARTNERS[:3] + PARTNERS[4:8], 0.25, 3.0, 0, 2),
               dtypes=ALL, variant="promote")]
     # (x.maximum_ / x.minimum_ are ember's; torch has no such methods)
     + _arith("maximum", _plus(_binary(), _ties), ALL_AND_BOOL,

@@ -9,6 +9,8 @@ is then the in-place method on the sample's own tensor, so test_errors also chec
 that a refused in-place call leaves self unchanged."""
 import numpy as np
 
+import ember
+
 from .opinfo import (ALL_AND_BOOL, FLOAT, FLOATING, HALF, INTEGRAL, SIGNED, TOLERANCES, ErrorCase,
                      OpInfo, Sample, T, binary_samples, layouts, make_values, unary_samples)
 
@@ -25,20 +27,23 @@ def _ints(shape, low, high, rng):
     return rng.integers(low, high + 1, size=shape).astype(np.int64)
 
 
-def _avoiding(make, points, margin=0.05):
-    """make's samples with self's values within margin of a point moved off it (by 10%)."""
+def _at_points(make, points, pair=False):
+    """make's samples plus one of the given points (self; pair: with a grad_output too),
+    last, so that gradcheck (the first small samples) keeps off them."""
     def wrapped(dtype, rng):
-        out = []
-        for smp in make(dtype, rng):
-            x = smp.args[0]
-            v = np.asarray(x.values, dtype=np.float64)
-            near = np.zeros(v.shape, dtype=bool)
-            for p in points:
-                near |= np.abs(v - p) < margin
-            x = T(np.where(near, v * 0.9, v), x.dtype, x.noncontig, x.grad)
-            out.append(Sample((x,) + tuple(smp.args[1:]), dict(smp.kwargs), smp.name))
+        out = make(dtype, rng)
+        v = np.array(points, dtype=np.float64)
+        args = (T(v, dtype), T(make_values(rng, v.shape, dtype), dtype)) if pair else (T(v, dtype),)
+        out.append(Sample(args, name="points"))
         return out
     return wrapped
+
+
+def _around(lambd):
+    """+-lambd as each float dtype rounds it, and values just inside and outside."""
+    ts = [float(ember.tensor([lambd], dtype=getattr(ember, d)).double().item()) for d in ("bfloat16", "float16", "float32")]
+    vals = sorted(set(ts + [lambd, lambd * 0.999, lambd * 1.001]))
+    return vals + [-v for v in vals]
 
 
 # ---- error cases -------------------------------------------------------------------------
@@ -93,7 +98,7 @@ def _act_errors(rng):
     return [_int_input(rng)]
 
 
-HARDTANH_INT = SIGNED  # uint8 only with bounds it can hold: see the hardtanh rows below
+HARDTANH_INT = INTEGRAL  # integer bounds outside the dtype's range saturate (uint8: min -1 is 0)
 
 ACTIVATIONS = [
     OpInfo("elu", _act_fn("elu", alpha=0.7), unary_samples(), dtypes=FLOATING,
@@ -114,19 +119,17 @@ ACTIVATIONS = [
            errors=lambda rng: [_bool_input(rng), ErrorCase(Sample(
                (T(make_values(rng, (3,), "float32"), "float32"),), {"min_val": 2.0, "max_val": 1.0}),
                ValueError)]),
-    # ember bug: hardtanh of a uint8 tensor with a negative bound (the default -1)
-    # gives 255 everywhere; torch clamps to [0, max_val]. uint8 is claimed with
-    # non-negative bounds only (the relu6 and "uint8" rows).
     OpInfo("hardtanh", _act_fn("hardtanh", min_val=1.0, max_val=2.5), unary_samples(0, 4),
            dtypes=("uint8",), variant="uint8", inplace=_act_inplace("hardtanh", min_val=1.0, max_val=2.5),
            grad=False),
-    OpInfo("hardtanh", _act_fn("hardtanh"), unary_samples(), dtypes=FLOATING + SIGNED,
+    OpInfo("hardtanh", _act_fn("hardtanh"), unary_samples(), dtypes=FLOATING + INTEGRAL,
            variant="default", inplace=_act_inplace("hardtanh")),
     OpInfo("hardtanh", _act_fn("relu6"), unary_samples(-4, 8), dtypes=FLOATING + INTEGRAL,
            variant="relu6", inplace=_act_inplace("relu6"), onnx=True, errors=lambda rng: [_bool_input(rng)]),
     OpInfo("hardsigmoid", _act_fn("hardsigmoid"), unary_samples(-4, 4), dtypes=FLOATING,
            inplace=_act_inplace("hardsigmoid"), onnx=True, errors=_act_errors),
-    OpInfo("hardswish", _act_fn("hardswish"), _avoiding(unary_samples(-4, 4), (-3.0, 3.0)), dtypes=FLOATING,
+    OpInfo("hardswish", _act_fn("hardswish"), _at_points(unary_samples(-4, 4), (-3.0, 3.0, -2.5, 0.0)),
+           dtypes=FLOATING,
            inplace=_act_inplace("hardswish"), onnx=True, errors=_act_errors),
     OpInfo("mish", _act_fn("mish"), unary_samples(-4, 4), dtypes=FLOATING,
            inplace=_act_inplace("mish"), onnx=True, errors=_act_errors),
@@ -136,22 +139,25 @@ ACTIVATIONS = [
            dtypes=FLOATING, onnx=True,
            errors=lambda rng: [_int_input(rng), ErrorCase(Sample(
                (T(make_values(rng, (3,), "float32"), "float32"),), {"lambd": -1.0}), RuntimeError)]),
-    # ember bug: for float16/bfloat16 input, softshrink and hardshrink (and
-    # hardshrink_backward) compare x with lambd in float32, torch with lambd rounded to
-    # the input's dtype: hardshrink(bfloat16 -1.203125, 1.2) is -1.203125 in ember, 0 in
-    # torch. The lambds below are exact in every float dtype.
-    OpInfo("softshrink", lambda m, x: m.nn.functional.softshrink(x, 1.25), unary_samples(),
+    # lambd 1.2, rounded to the input's dtype first (hardshrink(bfloat16 -1.203125, 1.2) is 0):
+    # the points sample holds +-lambd as each dtype rounds it.
+    OpInfo("softshrink", lambda m, x: m.nn.functional.softshrink(x, 1.2), _at_points(unary_samples(), _around(1.2)),
            dtypes=FLOATING, variant="lambd", onnx=True),
     OpInfo("hardshrink", lambda m, x: m.nn.functional.hardshrink(x), unary_samples(), dtypes=FLOATING,
            onnx=True, errors=_act_errors),
-    OpInfo("hardshrink", lambda m, x: m.nn.functional.hardshrink(x, 1.25), unary_samples(),
+    OpInfo("hardshrink", lambda m, x: m.nn.functional.hardshrink(x, 1.2), _at_points(unary_samples(), _around(1.2)),
            dtypes=FLOATING, variant="lambd", onnx=True),
-    # ember bug: a threshold or value outside an integer dtype's range (uint8 with
-    # value=-2) wraps around silently; torch raises RuntimeError "value cannot be
-    # converted to type uint8_t without overflow". uint8 is claimed with in-range values.
+    # A threshold or value outside an integer dtype's range (uint8 with value=-2) raises
+    # RuntimeError "value cannot be converted to type uint8_t without overflow" (in place:
+    # self unchanged). uint8 is claimed with in-range values (the "uint8" row).
     OpInfo("threshold", _act_fn("threshold", threshold=0.5, value=-2.0), unary_samples(),
            dtypes=FLOATING + SIGNED, inplace=_act_inplace("threshold", threshold=0.5, value=-2.0),
-           onnx=True, errors=lambda rng: [_bool_input(rng)]),
+           onnx=True, errors=lambda rng: [
+               _bool_input(rng),
+               ErrorCase(Sample((T(_ints((3,), 0, 3, rng), "uint8"),)), RuntimeError),
+               ErrorCase(Sample((T(_ints((3,), 0, 3, rng), "uint8"),), {"_inplace": True}), RuntimeError),
+               ErrorCase(Sample((T(_ints((3,), -3, 3, rng), "int8"),), {"threshold": 300, "value": 1}),
+                         RuntimeError)]),
     OpInfo("threshold", lambda m, x: m.nn.functional.threshold_(x.clone(), 1, 7), unary_samples(),
            dtypes=FLOAT + INTEGRAL, variant="threshold_", trace=False),
     OpInfo("threshold", _act_fn("threshold", threshold=1, value=7), unary_samples(0, 4),
@@ -200,28 +206,25 @@ F_ = lambda name, *a, **kw: (lambda m, x: getattr(m.nn.functional, name)(x, *a, 
 
 # hardtanh_backward and hardshrink_backward are piecewise constant in self: torch's
 # derivative for self is an explicit zeros tensor, ember's none (no gradient), which
-# test_gradients tells apart; self is left out of their gradient checks (self_grad=False)
-# and grad_output's derivative is checked.
-PIECEWISE = dict(self_grad=False)
+# test_gradients takes for zeros.
 
 BACKWARDS = [
     _bw("elu_backward", F_("elu", alpha=0.7)),
     _bw("elu_backward", F_("selu"), variant="selu"),
     _bw("elu_backward", F_("celu", alpha=1.5), variant="celu"),
-    _bw("hardtanh_backward", F_("hardtanh", -1.5, 2.0), _same_shape_pairs(**PIECEWISE)),
-    _bw("hardtanh_backward", F_("relu6"), _same_shape_pairs(-4, 8, **PIECEWISE), variant="relu6"),
+    _bw("hardtanh_backward", F_("hardtanh", -1.5, 2.0), _same_shape_pairs()),
+    _bw("hardtanh_backward", F_("relu6"), _same_shape_pairs(-4, 8), variant="relu6"),
     # torch has no derivative for hardsigmoid_backward ("derivative for
     # aten::hardsigmoid_backward is not implemented"): nothing to compare ember's with
     _bw("hardsigmoid_backward", F_("hardsigmoid"), _same_shape_pairs(-4, 4), grad=False),
-    # ember bug: hardswish's derivative at x = -3 and x = 3 is -0.5 and 1.5 (the middle
-    # piece on a closed interval); torch's is 0 and 1. Samples keep off +-3 (which
-    # float16 and bfloat16 values otherwise hit).
-    _bw("hardswish_backward", F_("hardswish"), _avoiding(_same_shape_pairs(-4, 4), (-3.0, 3.0))),
+    # the derivative at x = -3 and x = 3 is 0 and 1 (torch's): the points sample
+    _bw("hardswish_backward", F_("hardswish"),
+        _at_points(_same_shape_pairs(-4, 4), (-3.0, 3.0, -2.5, 0.0), pair=True)),
     # float16: torch's kernel rounds its intermediates to float16 and is up to 2 ulp
     # off the exact value; ember computes in float32 and rounds once (nearer to it)
     _bw("mish_backward", F_("mish"), _same_shape_pairs(-4, 4), tol={"float16": (4e-3, 1e-3)}),
     _bw("logsigmoid_backward", F_("logsigmoid"), _same_shape_pairs(-5, 5)),
-    _bw("hardshrink_backward", F_("hardshrink", 0.75), _same_shape_pairs(**PIECEWISE)),
+    _bw("hardshrink_backward", F_("hardshrink", 0.7), _at_points(_same_shape_pairs(), _around(0.7), pair=True)),
 ]
 
 
@@ -353,10 +356,6 @@ def _float_only_errors(rng):
             _binary_shape_mismatch(rng)]
 
 
-# GRADGRAD_ZERO: the derivative for other is a zeros tensor that does not require grad;
-# ember.autograd.gradgradcheck counts it in the numerical Jacobian (every float output)
-# but not in the analytical one (outputs that require grad), and fails on the shape
-# mismatch (a gradcheck bug, not the op's: torch's gradgradcheck passes).
 BINARY_SPECIAL = [
     OpInfo("hypot", _binary_fn("hypot"), binary_samples(), dtypes=FLOATING,
            inplace=lambda m, x, y: x.hypot_(y),
@@ -368,7 +367,7 @@ BINARY_SPECIAL = [
     OpInfo("logaddexp2", lambda m, x, y: m.logaddexp2(x, y), _with_nan_sample(binary_samples(-5, 5)),
            dtypes=FLOATING, errors=_float_only_errors),
     OpInfo("copysign", _binary_fn("copysign"), binary_samples(), dtypes=ALL_AND_BOOL,
-           tol=_int_tol(ALL_AND_BOOL), gradgrad=False,  # GRADGRAD_ZERO
+           tol=_int_tol(ALL_AND_BOOL),
            inplace=lambda m, x, y: x.copysign_(y),
            errors=lambda rng: [_binary_shape_mismatch(rng), _binary_inplace_broadcast(rng)]),
     OpInfo("copysign", lambda m, x: m.copysign(x, -1.5), unary_samples(), dtypes=FLOAT, variant="scalar",
@@ -402,10 +401,9 @@ BINARY_SPECIAL = [
            errors=lambda rng: [ErrorCase(Sample((T(rng.random((3,)) < 0.5, "bool"),
                                                  T(rng.random((3,)) < 0.5, "bool"))), RuntimeError),
                                _binary_shape_mismatch(rng, "int64"), _binary_inplace_broadcast(rng, "int64")]),
-    # ember bug: nextafter's derivative for self is grad everywhere; torch's is 0 where
-    # self == other (where(self != other, grad, 0)). The samples have no ties.
-    OpInfo("nextafter", _binary_fn("nextafter"), _with_nan_sample(binary_samples(), tie=False),
-           dtypes=FLOATING, gradgrad=False,  # GRADGRAD_ZERO
+    # the derivative for self is 0 where self == other (the tie of the nan sample), as torch's
+    OpInfo("nextafter", _binary_fn("nextafter"), _with_nan_sample(binary_samples()),
+           dtypes=FLOATING,
            tol={d: (0, 0) for d in FLOATING},  # one ulp is the whole result: exact
            inplace=lambda m, x, y: x.nextafter_(y),
            errors=lambda rng: _float_only_errors(rng) + [_binary_inplace_broadcast(rng)]),

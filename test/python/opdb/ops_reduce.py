@@ -125,11 +125,10 @@ TIES = [[[1.0, 2.0, 2.0, -1.0], [0.5, 0.5, 0.5, 0.5], [-2.0, 3.0, -2.0, 3.0]]]
 ZEROS = [[[1.5, 0.0, 2.0, -1.0], [0.0, 0.0, 3.0, 1.0], [0.5, -2.0, 1.25, 0.0]]]
 INF = float("inf")
 INFS = [[[1.0, -INF, 2.0, 0.5], [-INF, -INF, -INF, -INF], [1000.0, 1000.0, -1000.0, 3.0]]]
-# ember bug: log_softmax computes x - (max + log(sum)), not (x - max) - log(sum), and
-# loses the low bits for large x: float32 log_softmax([1000, 1000, -1000, 3]) gives
-# -0.6931763 for -log(2) (torch: -0.6931472). Left out: the row of +-1000 along dim 1.
-INFS_LSM = [[[1.0, -INF, 2.0, 0.5], [-INF, -INF, -INF, -INF], [-1000.0, -1000.0, -1000.0, -1000.0]],
-            [[30.0, 1.0], [29.0, -INF], [3.0, -30.0]]]
+# log_softmax: (x - max) - log(sum), exact for large x (float32 log_softmax([1000, 1000,
+# -1000, 3]) is -log(2) = -0.6931472 at the maxima), and a row of equal large values.
+INFS_LSM = INFS + [[[1.0, -INF, 2.0, 0.5], [-INF, -INF, -INF, -INF], [-1000.0, -1000.0, -1000.0, -1000.0]],
+                   [[30.0, 1.0], [29.0, -INF], [3.0, -30.0]]]
 NANS = [[[1.0, float("nan"), 2.0, 0.5], [0.5, 3.0, -1.0, 2.0], [float("nan"), 0.0, 1.0, -1.0]]]
 
 

@@ -72,8 +72,8 @@ def _cat_samples(dtype, rng):
     out = []
     for shapes, dim in cases:
         for nc in (False, True):
-            # the legacy empty tensor: no gradient in ember (None), an empty one in torch
-            out.append(Sample(([_t(rng, s, dtype, noncontig=nc, grad=s != (0,)) for s in shapes], dim)))
+            # the legacy empty tensor: no gradient in ember (None, taken for zeros), an empty one in torch
+            out.append(Sample(([_t(rng, s, dtype, noncontig=nc) for s in shapes], dim)))
     return out
 
 
@@ -172,7 +172,8 @@ def _index_select_samples(dtype, rng):
 def _index_select_errors(rng):
     x = _t(rng, (3, 4), "float32")
     return [ErrorCase(Sample((x, 0, _i([[0, 1]]))), IndexError),
-            # ember bug: an out-of-range index ([0, 3], [-1]) raises RuntimeError, torch IndexError
+            ErrorCase(Sample((x, 0, _i([0, 3]))), IndexError),  # out of range
+            ErrorCase(Sample((x, 0, _i([-1]))), IndexError),
             ErrorCase(Sample((x, 0, _t(rng, (2,), "float32"))), RuntimeError),
             ErrorCase(Sample((x, 2, _i([0]))), IndexError)]
 
@@ -275,14 +276,18 @@ def _index_source_errors(rng):
 
 
 def _index_add_errors(rng):
-    # ember bug: an out-of-range index ([0, 4], [-5, 1]) raises RuntimeError, torch IndexError
-    return _index_source_errors(rng)
+    # an out-of-range index: RuntimeError in torch's index_add_ (IndexError in index_copy_)
+    x = _t(rng, (4, 3), "float32")
+    return _index_source_errors(rng) + [
+        ErrorCase(Sample((x, 0, _i([0, 4]), _t(rng, (2, 3), "float32"))), RuntimeError),
+        ErrorCase(Sample((x, 0, _i([-5, 1]), _t(rng, (2, 3), "float32"))), RuntimeError)]
 
 
 def _index_copy_errors(rng):
     x = _t(rng, (4, 3), "float32")
-    # ember bug: source.size(dim) != index.numel() raises RuntimeError, torch IndexError
-    cases = [c for c in _index_source_errors(rng) if c.sample.args[3].values.shape != (3, 3)]
+    # source.size(dim) != index.numel(): IndexError here (RuntimeError in index_add_)
+    cases = [c if c.sample.args[3].values.shape != (3, 3) else ErrorCase(c.sample, IndexError)
+             for c in _index_source_errors(rng)]
     return cases + [ErrorCase(Sample((x, 0, _i([0, 4]), _t(rng, (2, 3), "float32"))), IndexError),
                     ErrorCase(Sample((x, 0, _i([-5, 1]), _t(rng, (2, 3), "float32"))), IndexError)]
 
@@ -302,9 +307,11 @@ def _index_fill_errors(rng):
     x = _t(rng, (4, 3), "float32")
     return [ErrorCase(Sample((x, 0, _i([4])), {"value": 1.0}), IndexError),
             ErrorCase(Sample((x, 0, _i([-5])), {"value": 1.0}), IndexError),
-            # ember bug: a 2-d index raises IndexError (torch RuntimeError), a float32 index
-            # RuntimeError (torch IndexError), and an int32 index is accepted (torch: IndexError)
-            ErrorCase(Sample((x, 2, _i([0])), {"value": 1.0}), IndexError)]
+            ErrorCase(Sample((x, 2, _i([0])), {"value": 1.0}), IndexError),
+            # a 2-d index: RuntimeError; an index not int64 (float32, int32): IndexError
+            ErrorCase(Sample((x, 0, _i([[0, 1]])), {"value": 1.0}), RuntimeError),
+            ErrorCase(Sample((x, 0, T(np.array([0.0, 1.0]), "float32", grad=False)), {"value": 1.0}), IndexError),
+            ErrorCase(Sample((x, 0, T(np.array([0, 1]), "int32")), {"value": 1.0}), IndexError)]
 
 
 # ---- masks ----------------------------------------------------------------------------------
