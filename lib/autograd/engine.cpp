@@ -69,8 +69,10 @@ StreamRef stream_for(GraphTask& task, Node* node) {
 }
 
 void count_dependencies(GraphTask& task, const std::vector<Node*>& roots) {
+  // Each node's edges count once, however many roots it is (the outputs of one
+  // multi-output op, e.g. unbind's, share their node).
   std::unordered_set<Node*> seen(roots.begin(), roots.end());
-  std::vector<Node*> stack(roots.begin(), roots.end());
+  std::vector<Node*> stack(seen.begin(), seen.end());
   while (!stack.empty()) {
     Node* n = stack.back();
     stack.pop_back();

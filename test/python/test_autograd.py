@@ -289,3 +289,25 @@ def test_a_tensor_that_requires_grad_is_not_taken_as_a_number():
     assert float(t.grad) == 3.0
     with pytest.raises(RuntimeError, match="0-dimension value tensor"):
         (x * 1).fill_(ember.ones(2, dtype=ember.float64))
+
+
+def test_grad_of_roots_where_one_is_made_from_another():
+    # v is made from u: u's node waits for v's gradient before it runs (it gave none before).
+    a = ember.tensor([1.0, 2.0], requires_grad=True)
+    u = a * 3
+    v = u * 2
+    (g,) = ember.autograd.grad((u, v), (a,), (ember.ones(2), ember.ones(2)))
+    np.testing.assert_allclose(g.numpy(), [9.0, 9.0])
+    u = a * 3
+    v = u * 2
+    ember.autograd.backward((v, u), (ember.ones(2), ember.full((2,), 2.0)))
+    np.testing.assert_allclose(a.grad.numpy(), [12.0, 12.0])
+
+
+def test_grad_of_several_outputs_of_one_node():
+    # The four outputs of unbind share one node: its edges count once.
+    x = ember.ones(3, 4, dtype=ember.float64, requires_grad=True)
+    outs = x.unbind(1)
+    (g,) = ember.autograd.grad(list(outs), [x], [ember.full((3,), float(i), dtype=ember.float64)
+                                                  for i in range(4)])
+    np.testing.assert_allclose(g.numpy(), np.tile(np.arange(4.0), (3, 1)))

@@ -8,7 +8,7 @@ using namespace ember;
 TEST_CASE("index_fill and masked_fill give a 0-dim tensor value its gradient") {
   Tensor x = tensor({1.0, 2.0, 3.0, 4.0}, kFloat64).requires_grad_();
   Tensor v = scalar_tensor(5.0, TensorOptions(kFloat64)).requires_grad_();
-  Tensor y = index_fill(x * 1, 0, tensor({3, 0, 3}), v);
+  Tensor y = index_fill(x * 1, 0, tensor({3, 0, 3}, kInt64), v);
   Tensor mask = eq(tensor({1, 0, 0, 0}), 1);
   Tensor z = masked_fill(y, mask, v * 2);
   (z * tensor({1.0, 10.0, 100.0, 1000.0}, kFloat64)).sum().backward();
