@@ -14,7 +14,7 @@ _os.environ.setdefault("EMBER_NVIDIA_WHEEL_PATH", _os.pathsep.join(
 from . import _C  # noqa: E402
 from ._C import *  # noqa: F401,F403
 from ._C import Size, Tensor, dtype, device, _dtype_from_name  # noqa: F401
-from ._tensor import _rebuild_tensor  # noqa: F401  (also installs Tensor.__repr__)
+from ._tensor import _rebuild_tensor, msort  # noqa: F401  (also installs Tensor.__repr__)
 from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noqa: F401
 from . import autograd  # noqa: E402,F401
 from .autograd import enable_grad, inference_mode, no_grad, set_grad_enabled  # noqa: E402,F401

@@ -71,13 +71,23 @@ Tensor.map_ = _map_
 
 def _cumsum_(self, dim, *, dtype=None):
     """In-place cumsum along dim (torch's Tensor.cumsum_), in self's dtype."""
-    return self.copy_(self.cumsum(dim, dtype=dtype))
+    self.copy_(self.cumsum(dim, dtype=dtype))
+    return self
 
 
 def _cumprod_(self, dim, *, dtype=None):
     """In-place cumprod along dim (torch's Tensor.cumprod_), in self's dtype."""
-    return self.copy_(self.cumprod(dim, dtype=dtype))
+    self.copy_(self.cumprod(dim, dtype=dtype))
+    return self
 
 
 Tensor.cumsum_ = _cumsum_
 Tensor.cumprod_ = _cumprod_
+
+
+def msort(input):  # noqa: A002 (torch's name)
+    """torch.msort: input sorted along its first dim (sort(input, dim=0).values)."""
+    return input.sort(dim=0).values
+
+
+Tensor.msort = msort

@@ -461,3 +461,31 @@ def test_gradcheck_composites():
     assert gradcheck(lambda a: ember.rot90(a, 1).diag_embed(), (x,))
     assert gradcheck(lambda a: ember.vander(a[0], 4), (x,))
     assert gradcheck(lambda a, b: ember.block_diag(a, b), (x, s))
+
+
+def test_msort_and_in_place_scans_match_torch():
+    torch = pytest.importorskip("torch")
+    a = np.random.default_rng(0).standard_normal((4, 3))
+    np.testing.assert_array_equal(ember.msort(ember.from_numpy(a.copy())).numpy(),
+                                  torch.msort(torch.from_numpy(a.copy())).numpy())
+    np.testing.assert_array_equal(ember.from_numpy(a.copy()).msort().numpy(), np.sort(a, axis=0))
+    for name in ("cumsum_", "cumprod_"):
+        e, t = ember.from_numpy(a.copy()), torch.from_numpy(a.copy())
+        assert getattr(e, name)(1) is e
+        getattr(t, name)(1)
+        np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-12)
+
+
+def test_softmax_without_dim_warns_and_picks_torchs_dim():
+    torch = pytest.importorskip("torch")
+    import torch.nn.functional as TF
+
+    import ember.nn.functional as F
+    for shape in [(5,), (2, 3), (2, 3, 4), (2, 3, 4, 5)]:
+        a = np.random.default_rng(1).standard_normal(shape)
+        for name in ("softmax", "log_softmax", "softmin"):
+            with pytest.warns(UserWarning, match="Implicit dimension choice"):
+                got = getattr(F, name)(ember.from_numpy(a.copy()))
+            with pytest.warns(UserWarning):
+                want = getattr(TF, name)(torch.from_numpy(a.copy()))
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=1e-15)
