@@ -6,6 +6,11 @@
 // gradients are conv2d_backward_input(g, w) (a transposed convolution) and
 // conv2d_backward_weight(g, x), and the gradients of those are again conv2d,
 // conv2d_backward_input and conv2d_backward_weight calls.
+//
+// The pool primitives' rows are one expression each and live in their schema
+// rows (lib/dispatch/schema/nn_backward.toml, grad.grad_output: max_pool2d_backward,
+// avg_pool2d_backward, adaptive_avg_pool2d_backward), generated into
+// build/generated/autograd/.
 #include "autograd/derivatives.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/nn_backward.h"
@@ -108,14 +113,6 @@ EMBER_DERIVATIVE(max_pool2d, save_inputs({0}), {
   return {max_pool_grad(ctx.grad(0), indices, ctx.input_sizes(0))};
 });
 
-// in grad_output, indices; attr input_size. Linear in grad_output: its
-// gradient reads grad_input's gradient back at the indices.
-EMBER_DERIVATIVE(max_pool2d_backward, save_inputs({1}), {
-  Tensor indices = ctx.input(1);
-  Tensor picked = gather(flatten(ctx.grad(0), -2), -1, flatten(indices, -2));
-  return {reshape(picked, IntList(indices.sizes().begin(), indices.sizes().end())), Tensor()};
-});
-
 // avg_pool2d: attrs kernel, stride, padding, ceil_mode, count_include_pad, divisor_override?.
 EMBER_DERIVATIVE(avg_pool2d, save_none(), {
   const DimVector& in = ctx.input_sizes(0);
@@ -126,23 +123,9 @@ EMBER_DERIVATIVE(avg_pool2d, save_none(), {
                               divisor.is_none() ? std::nullopt : std::optional(divisor.to_int()))};
 });
 
-// Linear in grad_output with avg_pool2d as its adjoint. attrs input_size, then avg_pool2d's.
-EMBER_DERIVATIVE(avg_pool2d_backward, save_none(), {
-  const Attr& divisor = ctx.attr(6);
-  return {avg_pool2d(ctx.grad(0), ints(ctx.attr(1)), ints(ctx.attr(2)), ints(ctx.attr(3)),
-                     ctx.attr(4).to_bool(), ctx.attr(5).to_bool(),
-                     divisor.is_none() ? std::nullopt : std::optional(divisor.to_int()))};
-});
-
 EMBER_DERIVATIVE(adaptive_avg_pool2d, save_none(), {
   const DimVector& in = ctx.input_sizes(0);
   return {adaptive_avg_pool2d_backward(ctx.grad(0), IntList(in.begin(), in.end()))};
-});
-
-// attr input_size; the output size is grad_output's.
-EMBER_DERIVATIVE(adaptive_avg_pool2d_backward, save_none(), {
-  const DimVector& out = ctx.input_sizes(0);
-  return {adaptive_avg_pool2d(ctx.grad(0), IntList(out.end() - 2, out.end()))};
 });
 
 }  // namespace

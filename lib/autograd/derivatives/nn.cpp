@@ -1,7 +1,11 @@
-// Derivative rows of the nn ops (losses, embedding, dropout, pad, interpolate),
-// through the fused backward kernels of lib/ops/nn_backward_*.cpp. The
-// normalizations' rows are in nn_norm.cpp; the rows of the backward kernels
-// themselves (second derivatives) in nn_backward.cpp.
+// Derivative rows of the nn ops (losses), through the fused backward kernels of
+// lib/ops/nn_backward_*.cpp, that need more than one expression per input. The
+// one-expression formulas (nll_loss, mse_loss, l1_loss, smooth_l1_loss,
+// huber_loss, embedding, dropout, pad, interpolate) live in their schema rows
+// (lib/dispatch/schema/nn.toml, grad.<input>), generated into
+// build/generated/autograd/. The normalizations' rows are in nn_norm.cpp, the
+// fused RNN cells' in rnn.cpp; the rows of the backward kernels themselves
+// (second derivatives) in nn_backward.cpp.
 #include "autograd/derivatives.h"
 #include "autograd/derivatives/nn_common.h"
 #include "ember/ops/elementwise.h"
@@ -14,8 +18,6 @@ namespace ember::autograd {
 namespace {
 
 using namespace nn_rows;
-
-IntList ints(const DimVector& v) { return IntList(v.begin(), v.end()); }
 
 // ---- class losses -------------------------------------------------------------------------
 
@@ -38,32 +40,8 @@ EMBER_DERIVATIVE(cross_entropy, save_inputs({0, 1, 2}), {
                             : Tensor(),
           probs && ctx.needs_grad(1) ? cross_entropy_target_grad(ctx) : Tensor(), Tensor()};
 });
-EMBER_DERIVATIVE(nll_loss, save_inputs({0, 1, 2}), {
-  return {nll_loss_backward(ctx.grad(0), ctx.input(0), ctx.input(1), ctx.input(2),
-                            ctx.attr(1).to_int(), ctx.attr(0).to_int()),
-          Tensor(), Tensor()};
-});
 
 // ---- element-wise losses ------------------------------------------------------------------
-
-// The gradient wrt the target is minus the one wrt the input.
-TensorList pair_grads(BackwardCtx& ctx, const Tensor& grad_input) {
-  return {ctx.needs_grad(0) ? grad_input : Tensor(), ctx.needs_grad(1) ? neg(grad_input) : Tensor()};
-}
-EMBER_DERIVATIVE(mse_loss, save_inputs({0, 1}), {
-  return pair_grads(ctx, mse_loss_backward(ctx.grad(0), ctx.input(0), ctx.input(1), ctx.attr(0).to_int()));
-});
-EMBER_DERIVATIVE(l1_loss, save_inputs({0, 1}), {
-  return pair_grads(ctx, l1_loss_backward(ctx.grad(0), ctx.input(0), ctx.input(1), ctx.attr(0).to_int()));
-});
-EMBER_DERIVATIVE(smooth_l1_loss, save_inputs({0, 1}), {
-  return pair_grads(ctx, smooth_l1_loss_backward(ctx.grad(0), ctx.input(0), ctx.input(1),
-                                                 ctx.attr(0).to_int(), ctx.attr(1).to_double()));
-});
-EMBER_DERIVATIVE(huber_loss, save_inputs({0, 1}), {
-  return pair_grads(ctx, huber_loss_backward(ctx.grad(0), ctx.input(0), ctx.input(1),
-                                             ctx.attr(0).to_int(), ctx.attr(1).to_double()));
-});
 
 // loss = -w (t log x + (1 - t) log(1 - x)): wrt t, -w logit(x) (unclamped, as
 // PyTorch); wrt w, the unweighted loss.
@@ -97,31 +75,6 @@ EMBER_DERIVATIVE(binary_cross_entropy_with_logits, save_inputs({0, 1, 2, 3}), {
           ctx.needs_grad(3) ? scale * t * softplus_of_neg_x() : Tensor()};
 });
 EMBER_NON_DIFFERENTIABLE(one_hot);
-
-// ---- embedding, dropout, pad, interpolate -------------------------------------------------------
-
-EMBER_DERIVATIVE(embedding, save_inputs({1}), {
-  const Attr& padding = ctx.attr(0);
-  return {embedding_dense_backward(ctx.grad(0), ctx.input(1), ctx.input_sizes(0)[0],
-                                   padding.is_none() ? -1 : padding.to_int(), ctx.attr(1).to_bool()),
-          Tensor()};
-});
-EMBER_DERIVATIVE_FULL(dropout, save_none(), save_inputs({1}), {
-  double p = ctx.attr(0).to_double();
-  return {native_dropout_backward(ctx.grad(0), ctx.output(1), p < 1 ? 1.0 / (1.0 - p) : 0.0)};
-});
-EMBER_DERIVATIVE(pad, save_none(), {
-  return {pad_backward(ctx.grad(0), ints(ctx.input_sizes(0)), ints(ctx.attr(0).to_ints()),
-                       ctx.attr(1).to_string())};
-});
-// attrs: output sizes, mode, align_corners, then one scale (or None) per spatial dim.
-EMBER_DERIVATIVE(interpolate, save_none(), {
-  std::vector<std::optional<double>> scales;
-  for (size_t i = 3; i < ctx.num_attrs(); ++i)
-    scales.push_back(ctx.attr(i).is_none() ? std::nullopt : std::optional<double>(ctx.attr(i).to_double()));
-  return {interpolate_backward(ctx.grad(0), ints(ctx.input_sizes(0)), ctx.attr(1).to_string(),
-                               ctx.attr(2).to_bool(), scales)};
-});
 
 }  // namespace
 }  // namespace ember::autograd

@@ -3,6 +3,10 @@
 // ember ops, often with the primitive itself: all of them are linear in
 // grad_output, so their derivative wrt it is the primitive at grad_output = 1
 // (or its adjoint: pad for pad_backward, interpolate for interpolate_backward).
+// The one-expression formulas (dropout_backward, pad_backward and the pool
+// primitives') live in their schema rows (lib/dispatch/schema/nn_backward.toml,
+// grad.grad_output), generated into build/generated/autograd/; the convolution
+// primitives' rows are in conv.cpp, the fused RNN cells' primitives have none.
 // The normalizations' primitives have no row: with create_graph the norm rows
 // use composite formulas instead (nn_norm.cpp).
 #include <cmath>
@@ -188,7 +192,7 @@ EMBER_DERIVATIVE(cross_entropy_backward, save_inputs({0, 1, 2, 3}), {
           Tensor()};
 });
 
-// ---- embedding, dropout, pad, interpolate -----------------------------------------------------------
+// ---- embedding, interpolate ------------------------------------------------------------------------
 
 // in: grad_output [*, D], indices [*]; attrs: num_weights, padding_idx, scale_grad_by_freq.
 // d[i] = sum of grad_output rows with index i (/ their count): wrt grad_output,
@@ -206,17 +210,6 @@ EMBER_DERIVATIVE(embedding_backward, save_inputs({1}), {
                                                  ctx.attr(0).to_int(), padding_idx);
   const Tensor count = embedding(idx, counts);
   return {where(gt(count, Scalar(0)), by_freq ? rows / clamp_min(count, Scalar(1)) : rows, Scalar(0)), Tensor()};
-});
-
-// in: grad_output, mask; attr: scale. Linear in grad_output.
-EMBER_DERIVATIVE(dropout_backward, save_inputs({1}), {
-  return {native_dropout_backward(ctx.grad(0), ctx.input(1), ctx.attr(0).to_double()), Tensor()};
-});
-
-// in: grad_output; attrs: input sizes, pad, mode (not constant: that one is a pad
-// by -pad). Its adjoint is the pad itself.
-EMBER_DERIVATIVE(pad_backward, save_none(), {
-  return {pad(ctx.grad(0), ints(ctx.attr(1).to_ints()), ctx.attr(2).to_string())};
 });
 
 // in: grad_output [N, C, *out]; attrs: input sizes, mode, align_corners, scales.

@@ -1,5 +1,8 @@
-// Derivative rows of the reductions (prod and the scans: scan.cpp; max/min over a
-// dim: selection.cpp).
+// Derivative rows of the reductions that need more than one expression per input
+// (shared helpers, branches). The one-expression formulas (sum, mean, logsumexp,
+// softmax, log_softmax, cumsum) live in their schema rows (lib/dispatch/schema/
+// reduce.toml, grad.self), generated into build/generated/autograd/. prod and the
+// scans: scan.cpp; max/min over a dim: selection.cpp.
 #include <cmath>
 
 #include "autograd/derivatives.h"
@@ -11,10 +14,7 @@
 namespace ember::autograd {
 namespace {
 
-EMBER_DERIVATIVE(sum, save_none(), {
-  return {expand_reduced(ctx.grad(0), ctx.input_sizes(0), ctx.attr(0).to_ints(), ctx.attr(1).to_bool())};
-});
-// The mean over the dims in attr 0 (mean, var_mean, std_mean).
+// The mean over the dims in attr 0 (var_mean, std_mean; mean's own row is in the schema).
 Tensor mean_backward(BackwardCtx& ctx, const Tensor& grad_mean, bool keepdim) {
   const DimVector& dims = ctx.attr(0).to_ints();
   Tensor g = expand_reduced(grad_mean, ctx.input_sizes(0), dims, keepdim);
@@ -24,36 +24,11 @@ Tensor mean_backward(BackwardCtx& ctx, const Tensor& grad_mean, bool keepdim) {
 // a + b where either may be undefined (an output of a multi-output op got no gradient).
 Tensor add_defined(const Tensor& a, const Tensor& b) { return !a.defined() ? b : !b.defined() ? a : a + b; }
 
-EMBER_DERIVATIVE(mean, save_none(), { return {mean_backward(ctx, ctx.grad(0), ctx.attr(1).to_bool())}; });
 EMBER_NON_DIFFERENTIABLE(argmax);
 EMBER_NON_DIFFERENTIABLE(argmin);
 EMBER_NON_DIFFERENTIABLE(any);
 EMBER_NON_DIFFERENTIABLE(all);
 EMBER_NON_DIFFERENTIABLE(count_nonzero);
-
-}  // namespace
-}  // namespace ember::autograd
-
-namespace ember::autograd {
-namespace {
-
-EMBER_DERIVATIVE_FULL(softmax, save_none(), save_inputs({0}), {
-  Tensor y = ctx.output(0), g = ctx.grad(0);
-  int64_t d = ctx.attr(0).to_int();
-  return {y * (g - sum(g * y, IntList{d}, true))};
-});
-EMBER_DERIVATIVE_FULL(log_softmax, save_none(), save_inputs({0}), {
-  Tensor y = ctx.output(0), g = ctx.grad(0);
-  int64_t d = ctx.attr(0).to_int();
-  return {g - exp(y) * sum(g, IntList{d}, true)};
-});
-EMBER_DERIVATIVE_FULL(logsumexp, save_inputs({0}), save_inputs({0}), {
-  const DimVector& dims = ctx.attr(0).to_ints();
-  bool keep = ctx.attr(1).to_bool();
-  Tensor g = expand_reduced(ctx.grad(0), ctx.input_sizes(0), dims, keep);
-  Tensor out = expand_reduced(ctx.output(0), ctx.input_sizes(0), dims, keep);
-  return {g * exp(ctx.input(0) - out)};
-});
 
 }  // namespace
 }  // namespace ember::autograd

@@ -1,4 +1,5 @@
-// Derivative rows of the products and scans: prod, cumsum, cumprod.
+// Derivative rows of the products and scans: prod, cumprod (cumsum's one-expression
+// formula lives in its schema row, lib/dispatch/schema/reduce.toml).
 //
 // Products divide by the input when it has no zero (checked on the host, as
 // PyTorch does). With zeros they use division-free formulas that are exact
@@ -63,12 +64,6 @@ EMBER_DERIVATIVE_FULL(prod, save_inputs({0}), save_inputs({0}), {
   if (x.dim() == 0) return {g};
   if (!has_zero(x)) return {g * expand_reduced(y, ctx.input_sizes(0), dims, keep) / x};
   return {g * prod_of_others(x, dims)};
-});
-
-// Attrs: dim, dtype.
-EMBER_DERIVATIVE(cumsum, save_none(), {
-  Tensor g = ctx.grad(0);
-  return {g.dim() ? reversed_cumsum(g, ctx.attr(0).to_int()) : g};
 });
 
 // cumprod with zeros, first derivative only, O(n) along dim. With z the first zero:

@@ -12,7 +12,12 @@ emits
                                   (EluArgs::from(call), EluArgs{...}.attrs())
     autograd/derivatives_<group>.cpp  the derivative rows of the ops whose schema row
                                   gives grad formulas (derivatives.yaml's role)
-    jit/invokers_<group>.cpp      the trace invokers of the rows with invoker = "generated"
+    jit/invokers_<group>.cpp      the trace invokers of the rows with invoker = "generated":
+                                  ember::name(args in signature order); for an "inplace"
+                                  variant, ember::name_(self, ...) on a node that writes
+                                  into its first input; for a row tagged "inplace" (it
+                                  always writes into its first input), ember::name(self, ...)
+                                  on such a node only
 
 Files are rewritten only when their text changes, so a schema edit recompiles only
 what includes the files that changed.
@@ -257,7 +262,12 @@ def emit_invoker(r: sch.OpRow) -> str:
     inplace_args = ["self" if (a.is_tensor and ins[id(a)] == 0) else x
                     for a, x in zip(r.args, call_args)]
     lines = [f"\n// {r.func}", f"EMBER_REGISTER_INVOKER({r.name}, [](const InvokeArgs& a) -> std::vector<Tensor> {{"]
-    if "inplace" in r.variants:
+    if "inplace" in r.tags:
+        # The op always writes into its first input (scatter_, masked_fill_): the node
+        # must be the x.op_() form, run as ember::op_(self, ...) (the row's name).
+        lines += ["  Tensor self = inplace_self(a);",
+                  f"  return {{ember::{r.name}({', '.join(inplace_args)})}};"]
+    elif "inplace" in r.variants:
         lines += [f"  if (a.node().preset.empty()) return {{ember::{r.name}({', '.join(call_args)})}};",
                   "  Tensor self = inplace_self(a);",
                   f"  return {{ember::{r.name}_({', '.join(inplace_args)})}};"]

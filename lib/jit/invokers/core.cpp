@@ -1,6 +1,12 @@
-// Invokers of the core group (lib/dispatch/ops/core.def): copies, fills,
-// factories, random samplers and views. The view backward helpers
-// (slice_backward, select_backward) have none: they cannot be traced.
+// The hand-written invokers of the core group: the rows the generator cannot
+// express (invoker = "manual" in lib/dispatch/schema/core.toml): copies and fills
+// that may write into a fresh output, factories (their lengths are the traced
+// output's), random samplers (the traced seed and offset are not reused) and
+// squeeze (one public call per dim). The other views (view, as_strided, transpose,
+// permute, expand, unsqueeze, slice, select, alias) are generated from their rows
+// into build/generated/jit/invokers_core.cpp (lib/dispatch/codegen/gen_ops.py). The
+// view backward helpers (slice_backward, select_backward) have none: they cannot
+// be traced.
 #include <algorithm>
 #include <limits>
 
@@ -130,27 +136,7 @@ EMBER_REGISTER_INVOKER(randperm, [](const InvokeArgs& a) -> std::vector<Tensor> 
   return {randperm(traced_sizes(a, 1)[0], traced_options(a))};
 });
 
-// ---- views: the public view functions, so the results stay views of the input ------
-
-EMBER_REGISTER_INVOKER(view, [](const InvokeArgs& a) -> std::vector<Tensor> {
-  return {view(a.tensor(0), as_list(a.ints(0)))};
-});
-
-EMBER_REGISTER_INVOKER(as_strided, [](const InvokeArgs& a) -> std::vector<Tensor> {
-  return {as_strided(a.tensor(0), as_list(a.ints(0)), as_list(a.ints(1)), a.integer(2))};
-});
-
-EMBER_REGISTER_INVOKER(transpose, [](const InvokeArgs& a) -> std::vector<Tensor> {
-  return {transpose(a.tensor(0), a.integer(0), a.integer(1))};
-});
-
-EMBER_REGISTER_INVOKER(permute, [](const InvokeArgs& a) -> std::vector<Tensor> {
-  return {permute(a.tensor(0), as_list(a.ints(0)))};
-});
-
-EMBER_REGISTER_INVOKER(expand, [](const InvokeArgs& a) -> std::vector<Tensor> {
-  return {expand(a.tensor(0), as_list(a.ints(0)))};
-});
+// ---- squeeze: the public view function, so the result stays a view of the input -------
 
 // squeeze's node lists the (wrapped) dims it drops; the public squeeze takes one
 // dim at a time, so they go from the last one down, each leaving the earlier
@@ -164,22 +150,6 @@ EMBER_REGISTER_INVOKER(squeeze, [](const InvokeArgs& a) -> std::vector<Tensor> {
   if (dims.empty()) return {alias(out)};
   for (size_t i = dims.size(); i-- > 0;) out = squeeze(out, dims[i]);
   return {out};
-});
-
-EMBER_REGISTER_INVOKER(unsqueeze, [](const InvokeArgs& a) -> std::vector<Tensor> {
-  return {unsqueeze(a.tensor(0), a.integer(0))};
-});
-
-EMBER_REGISTER_INVOKER(slice, [](const InvokeArgs& a) -> std::vector<Tensor> {
-  return {slice(a.tensor(0), a.integer(0), a.integer(1), a.integer(2), a.integer(3))};
-});
-
-EMBER_REGISTER_INVOKER(select, [](const InvokeArgs& a) -> std::vector<Tensor> {
-  return {select(a.tensor(0), a.integer(0), a.integer(1))};
-});
-
-EMBER_REGISTER_INVOKER(alias, [](const InvokeArgs& a) -> std::vector<Tensor> {
-  return {alias(a.tensor(0))};
 });
 
 }  // namespace ember::jit

@@ -1,7 +1,14 @@
-// Invokers of the shape_index group (lib/dispatch/ops/shape_index.def): joining,
-// rearranging, gathering and scattering along a dim, masks, sorting and advanced
-// indexing. The out-of-place forms (scatter, index_add, masked_fill, ...) trace
-// as a clone (copy_) and the in-place op on it, so only the in-place forms have rows.
+// The hand-written invokers of the shape_index group: the rows the generator
+// cannot express (invoker = "manual" in lib/dispatch/schema/shape_index.toml):
+// list inputs (cat, index, index_put_), several outputs (sort, topk, unique),
+// attrs in another order than the public function's (searchsorted) and rows
+// reached through an overload of another name (scatter_value_: scatter_). The rest
+// (flip, tril, triu, gather, index_select, take, nonzero and the in-place scatter_,
+// scatter_add_, index_add_, index_copy_, index_fill_, masked_fill_) are generated
+// from their rows into build/generated/jit/invokers_shape_index.cpp
+// (lib/dispatch/codegen/gen_ops.py). The out-of-place forms (scatter, index_add,
+// masked_fill, ...) trace as a clone (copy_) and the in-place op on it, so only the
+// in-place forms have rows.
 #include "ember/ops/shape_index.h"
 #include "ember/ops/statistics.h"
 #include "jit/invokers/invoke_util.h"
@@ -26,76 +33,17 @@ EMBER_REGISTER_INVOKER(cat, [](const InvokeArgs& a) -> std::vector<Tensor> {
   return {cat(a.tensors_from(0), a.integer(0))};
 });
 
-EMBER_REGISTER_INVOKER(flip, [](const InvokeArgs& a) -> std::vector<Tensor> {
-  return {flip(a.tensor(0), as_list(a.ints(0)))};
-});
-
-EMBER_REGISTER_INVOKER(tril, [](const InvokeArgs& a) -> std::vector<Tensor> {
-  return {tril(a.tensor(0), a.integer(0))};
-});
-
-EMBER_REGISTER_INVOKER(triu, [](const InvokeArgs& a) -> std::vector<Tensor> {
-  return {triu(a.tensor(0), a.integer(0))};
-});
-
 // ---- along a dim ------------------------------------------------------------------------
 
-EMBER_REGISTER_INVOKER(gather, [](const InvokeArgs& a) -> std::vector<Tensor> {
-  return {gather(a.tensor(0), a.integer(0), a.tensor(1))};
-});
-
-EMBER_REGISTER_INVOKER(index_select, [](const InvokeArgs& a) -> std::vector<Tensor> {
-  return {index_select(a.tensor(0), a.integer(0), a.tensor(1))};
-});
-
-EMBER_REGISTER_INVOKER(scatter_, [](const InvokeArgs& a) -> std::vector<Tensor> {
-  Tensor self = inplace_self(a);
-  return {scatter_(self, a.integer(0), a.tensor(1), a.tensor(2), a.string(1))};
-});
-
+// Tensor::scatter_(dim, index, Scalar value): the public name is scatter_.
 EMBER_REGISTER_INVOKER(scatter_value_, [](const InvokeArgs& a) -> std::vector<Tensor> {
   Tensor self = inplace_self(a);
   return {scatter_(self, a.integer(0), a.tensor(1), a.scalar(1), a.string(2))};
 });
 
-EMBER_REGISTER_INVOKER(scatter_add_, [](const InvokeArgs& a) -> std::vector<Tensor> {
-  Tensor self = inplace_self(a);
-  return {scatter_add_(self, a.integer(0), a.tensor(1), a.tensor(2))};
-});
-
-EMBER_REGISTER_INVOKER(index_add_, [](const InvokeArgs& a) -> std::vector<Tensor> {
-  Tensor self = inplace_self(a);
-  return {index_add_(self, a.integer(0), a.tensor(1), a.tensor(2), a.scalar(1))};
-});
-
-EMBER_REGISTER_INVOKER(index_copy_, [](const InvokeArgs& a) -> std::vector<Tensor> {
-  Tensor self = inplace_self(a);
-  return {index_copy_(self, a.integer(0), a.tensor(1), a.tensor(2))};
-});
-
-EMBER_REGISTER_INVOKER(index_fill_, [](const InvokeArgs& a) -> std::vector<Tensor> {
-  Tensor self = inplace_self(a);
-  return {index_fill_(self, a.integer(0), a.tensor(1), a.scalar(1))};
-});
-
-EMBER_REGISTER_INVOKER(take, [](const InvokeArgs& a) -> std::vector<Tensor> {
-  return {take(a.tensor(0), a.tensor(1))};
-});
-
 // in: sorted_sequence (sorter applied), values; attrs: right, out_int32.
 EMBER_REGISTER_INVOKER(searchsorted, [](const InvokeArgs& a) -> std::vector<Tensor> {
   return {searchsorted(a.tensor(0), a.tensor(1), a.flag(1), a.flag(0))};
-});
-
-// ---- masks --------------------------------------------------------------------------------
-
-EMBER_REGISTER_INVOKER(masked_fill_, [](const InvokeArgs& a) -> std::vector<Tensor> {
-  Tensor self = inplace_self(a);
-  return {masked_fill_(self, a.tensor(1), a.scalar(0))};
-});
-
-EMBER_REGISTER_INVOKER(nonzero, [](const InvokeArgs& a) -> std::vector<Tensor> {
-  return {nonzero(a.tensor(0))};
 });
 
 // ---- sorting ------------------------------------------------------------------------------
