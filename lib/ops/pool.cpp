@@ -1,6 +1,8 @@
 // Pooling: the op functions of max_pool2d (with and without indices),
 // avg_pool2d and adaptive_avg_pool2d: PyTorch's argument rules and checks,
 // unbatched [C, H, W] inputs, then dispatch.
+#include <algorithm>
+
 #include "dispatch/dispatcher.h"
 #include "ember/autograd.h"
 #include "ember/ops/linalg.h"
@@ -66,6 +68,10 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, const In
 Tensor avg_pool2d(const Tensor& input, const IntList& kernel_size, const IntList& stride,
                   const IntList& padding, bool ceil_mode, bool count_include_pad,
                   std::optional<int64_t> divisor_override) {
+  // torch's avg_pool2d reads input.size(-3) first: an IndexError below 3 dims.
+  EMBER_CHECK_INDEX(input.dim() >= 3, "avg_pool2d: Dimension out of range (expected to be in range of [",
+                    -std::max<int64_t>(input.dim(), 1), ", ", std::max<int64_t>(input.dim(), 1) - 1,
+                    "], but got -3)");
   PoolArgs a = pool_args("avg_pool2d", input, kernel_size, stride, padding, {1}, ceil_mode);
   EMBER_CHECK(!divisor_override || *divisor_override != 0, "avg_pool2d: divisor must be not zero");
   OpCall call(OpId::avg_pool2d, {a.input},
@@ -80,7 +86,7 @@ Tensor adaptive_avg_pool2d(const Tensor& input,
   EMBER_CHECK(output_size.size() == 1 || output_size.size() == 2, op, ": output_size must be 2");
   EMBER_CHECK(input.dim() == 3 || input.dim() == 4, op, ": Expected 3D or 4D tensor, but got ",
               shape_str(input.sizes()));
-  for (int64_t d = input.dim() - 3; d < input.dim(); ++d)  // C, H, W
+  for (int64_t d = input.dim() - 2; d < input.dim(); ++d)  // H, W (C may be 0, as in torch)
     EMBER_CHECK(input.size(d) > 0, op,
                 ": Expected input to have non-zero size for non-batch dimensions, but input has sizes ",
                 shape_str(input.sizes()), " with dimension ", d, " being empty");

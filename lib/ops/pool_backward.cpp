@@ -11,7 +11,7 @@ namespace ember {
 namespace {
 
 // grad_output [..., OH, OW] of a pool over an input of input_size [..., H, W]
-// (3 or 4 dims, the same leading dims, C, H and W non-empty).
+// (3 or 4 dims, the same leading dims, H and W non-empty).
 DimVector check_pool_grad(const char* op, const Tensor& grad_output, const IntList& input_size) {
   nn_checks::check_defined(grad_output, op, "grad_output");
   nn_checks::check_floating(grad_output, op, "grad_output");
@@ -19,7 +19,8 @@ DimVector check_pool_grad(const char* op, const Tensor& grad_output, const IntLi
   const int64_t nd = static_cast<int64_t>(in.size());
   bool ok = (nd == 3 || nd == 4) && grad_output.dim() == nd;
   for (int64_t d = 0; ok && d < nd; ++d) ok = d < nd - 2 ? in[d] == grad_output.size(d) : in[d] > 0;
-  EMBER_CHECK(ok && in[nd - 3] > 0, op, ": expected input_size [N, C, H, W] or [C, H, W] (C, H, W > 0) "
+  // C may be 0 (adaptive_avg_pool2d's forward allows it, as torch's): an empty gradient.
+  EMBER_CHECK(ok, op, ": expected input_size [N, C, H, W] or [C, H, W] (H, W > 0) "
               "and a grad_output with its leading dims, got input_size ", shape_str(in),
               " and grad_output ", describe(grad_output));
   return in;

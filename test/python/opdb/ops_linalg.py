@@ -283,6 +283,10 @@ def _adaptive_avg_pool2d_samples(dtype, rng):
     return s
 
 
+def _adaptive_no_channels_samples(dtype, rng):
+    return _pool_sample(rng, dtype, (1, 0, 4, 4), dict(output_size=2), "no-channels")
+
+
 def _pool_errors(fn_kw):
     def make(rng):
         f = "float32"
@@ -299,20 +303,21 @@ def _pool_errors(fn_kw):
 
 
 def _max_pool2d_errors(rng):
-    # a 2-d input (avg_pool2d: PyTorch raises IndexError there, ember RuntimeError)
+    # a 2-d input (RuntimeError here; avg_pool2d raises IndexError, as torch)
     return _pool_errors({})(rng) + [
         ErrorCase(Sample((_t(rng, (4, 4), "float32"),), dict(kernel_size=2)), RuntimeError)]
 
 
 def _avg_pool2d_errors(rng):
+    # a 2-d input: IndexError in both (torch reads input.size(-3) first)
     return _pool_errors({})(rng) + [
+        ErrorCase(Sample((_t(rng, (4, 4), "float32"),), dict(kernel_size=2)), IndexError),
         ErrorCase(Sample((_t(rng, (1, 1, 4, 4), "float32"),), dict(kernel_size=2, divisor_override=0)),
                   RuntimeError)]
 
 
 def _adaptive_errors(rng):
     f = "float32"
-    # ember bug: a [1, 0, 4, 4] input (no channels) raises in ember, PyTorch returns [1, 0, 2, 2]
     return [ErrorCase(Sample((_t(rng, (4, 4), f),), dict(output_size=2)), RuntimeError),
             ErrorCase(Sample((_t(rng, (1, 1, 4, 4), "int64"),), dict(output_size=2)), RuntimeError),
             ErrorCase(Sample((_t(rng, (1, 1, 4, 4), f),), dict(output_size=(1, 2, 3))), RuntimeError)]
@@ -398,4 +403,8 @@ OPS = [
            dtypes=FLOATING + ("int64",), onnx=True, errors=_avg_pool2d_errors),
     OpInfo("adaptive_avg_pool2d", lambda m, x, **kw: _F(m).adaptive_avg_pool2d(x, **kw),
            _adaptive_avg_pool2d_samples, dtypes=FLOATING, onnx=True, errors=_adaptive_errors),
+    # no channels: an empty result (torch's backward refuses it, so values only)
+    OpInfo("adaptive_avg_pool2d", lambda m, x, **kw: _F(m).adaptive_avg_pool2d(x, **kw),
+           _adaptive_no_channels_samples, dtypes=FLOAT, variant="no_channels", grad=False,
+           trace=False),
 ]
