@@ -156,7 +156,9 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const std::stri
 Tensor huber_loss(const Tensor& input, const Tensor& target, const std::string& reduction,
                   double delta) {
   EMBER_CHECK(delta > 0, "huber_loss: huber_loss does not support non-positive values for delta, got ", delta);
-  return pair_loss(OpId::huber_loss, input, target, reduction, "huber_loss", delta);
+  Tensor out = pair_loss(OpId::huber_loss, input, target, reduction, "huber_loss", delta);
+  // torch's huber_loss keeps the input's dtype (its other pointwise losses promote).
+  return out.dtype() == input.dtype() ? out : out.to(input.dtype());
 }
 
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
