@@ -106,7 +106,7 @@ void modulo(const BinarySetup& s, ZeroDivision& zero) {
 template <bool kPythonSign>
 void modulo_kernel(OpCall& c) {
   DType dt = result_type(c.in(0), c.in(1));
-  BinarySetup s = setup_binary(c, dt, dt);
+  BinarySetup s = setup_binary(c, dt, dt, /*round_number=*/true);
   ZeroDivision zero;
   EMBER_DISPATCH_NUMERIC(dt, c.name(), [&] { modulo<kPythonSign, scalar_t>(s, zero); });
   zero.check(c.name());

@@ -8,7 +8,7 @@ namespace {
 template <typename F>
 void bool_binary(OpCall& c, const F& f) {
   DType dt = result_type(c.in(0), c.in(1));
-  BinarySetup s = setup_binary(c, dt, kBool);
+  BinarySetup s = setup_binary(c, dt, kBool, /*round_number=*/true);
   EMBER_DISPATCH_ALL(dt, c.name(), [&] {
     using O = opmath_t<scalar_t>;
     binary_op<scalar_t, bool>(s.out(), s.operands, [f](O x, O y) -> bool { return f(x, y); });

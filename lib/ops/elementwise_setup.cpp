@@ -44,13 +44,17 @@ BinaryOperands prepare_binary(const Tensor& a, const Tensor& b, DType compute, c
   return ops;
 }
 
-BinarySetup setup_binary(OpCall& c, DType compute, DType out_dtype) {
+BinarySetup setup_binary(OpCall& c, DType compute, DType out_dtype, bool round_number) {
   const Tensor& a = c.in(0);
   const Tensor& b = c.in(1);
   ElementwiseOutput o = a.sizes() == b.sizes()
                             ? prepare_output(c, a.sizes(), out_dtype)
                             : prepare_output(c, broadcast_shapes(a.sizes(), b.sizes(), c.name()), out_dtype);
   BinaryOperands ops = prepare_binary(a, b, compute, o.out);
+  if (round_number && (compute == kFloat16 || compute == kBFloat16) && ops.scalar) {
+    Tensor& number = ops.scalar == 1 ? ops.a : ops.b;
+    if (number.dtype() != compute) number = number.to(compute);
+  }
   return {std::move(o), std::move(ops)};
 }
 

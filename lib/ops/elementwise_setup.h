@@ -75,7 +75,11 @@ struct BinarySetup {
   BinaryOperands operands;
   const Tensor& out() const { return output.out; }
 };
-BinarySetup setup_binary(OpCall& c, DType compute, DType out_dtype);
+// round_number: a number operand (a wrapped 0-dim CPU tensor) is rounded to a
+// float16/bfloat16 compute dtype first, as torch does for comparisons, remainder and
+// fmod (bf16 tensor([0.1]) == 0.1 is true there); add, mul and the others read it
+// unrounded in opmath, as torch's kernels do.
+BinarySetup setup_binary(OpCall& c, DType compute, DType out_dtype, bool round_number = false);
 
 // The broadcast shape of a three-input op's inputs (where, lerp).
 DimVector broadcast3(const Tensor& a, const Tensor& b, const Tensor& c, const char* op);

@@ -26,7 +26,7 @@ struct Compare {
 };
 
 template <Cmp kCmp>
-void compare_kernel(OpCall& c) { promoted_binary<DTypes::All, true>(c, Compare{kCmp}); }
+void compare_kernel(OpCall& c) { promoted_binary<DTypes::All, true, true>(c, Compare{kCmp}); }
 
 // A value is true when it is not zero (nan is true).
 enum class Logic { And, Or, Xor };

@@ -68,8 +68,10 @@ void div_kernel(OpCall& c) {
   promoted_binary<DTypes::Numeric>(c, DivRounded{r, reporter(c)});
 }
 
-void remainder_kernel(OpCall& c) { promoted_binary<DTypes::Numeric>(c, Modulo{Sign::Divisor, reporter(c)}); }
-void fmod_kernel(OpCall& c) { promoted_binary<DTypes::Numeric>(c, Modulo{Sign::Dividend, reporter(c)}); }
+void remainder_kernel(OpCall& c) {
+  promoted_binary<DTypes::Numeric, false, true>(c, Modulo{Sign::Divisor, reporter(c)});
+}
+void fmod_kernel(OpCall& c) { promoted_binary<DTypes::Numeric, false, true>(c, Modulo{Sign::Dividend, reporter(c)}); }
 
 EMBER_REGISTER_KERNEL(div, CUDA, div_kernel);
 EMBER_REGISTER_KERNEL(remainder, CUDA, remainder_kernel);

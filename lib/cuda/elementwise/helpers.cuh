@@ -92,11 +92,11 @@ void run_binary(const BinarySetup& s, const Op& op) {
 }
 
 // A binary op computed in result_type(self, other) for the dtypes kSet, written
-// in that dtype (kBoolResult false) or as bool.
-template <DTypes kSet, bool kBoolResult = false, typename Op>
+// in that dtype (kBoolResult false) or as bool; kRoundNumber: see setup_binary.
+template <DTypes kSet, bool kBoolResult = false, bool kRoundNumber = false, typename Op>
 void promoted_binary(OpCall& c, const Op& op) {
   DType dt = result_type(c.in(0), c.in(1));
-  BinarySetup s = setup_binary(c, dt, kBoolResult ? kBool : dt);
+  BinarySetup s = setup_binary(c, dt, kBoolResult ? kBool : dt, kRoundNumber);
   dispatch<kSet>(dt, c.name(), [&](auto tag) {
     using T = decltype(tag);
     run_binary<T, std::conditional_t<kBoolResult, bool, T>>(s, op);

@@ -607,16 +607,10 @@ def _rounding_div(mode):
 
 
 def _half_scalar_rounded(**kw):
-    """_promote without the random float64 0-dim partner for float16/bfloat16 self.
-    ember bug: a float 0-dim tensor or number operand of a float16/bfloat16 comparison,
-    remainder or fmod is used at float precision, not rounded to the tensor's dtype first
-    as torch does there (torch: bfloat16([0.1]) == 0.1 is True, ember False;
-    bfloat16(-0.1015625) % float64(-0.10156): torch 0, ember -2.5e-06)."""
-    def make(dtype, rng):
-        partners = PARTNERS if dtype not in ("float16", "bfloat16") else \
-            [p for p in PARTNERS if p != ("float64", ())]
-        return _promote(partners, **kw)(dtype, rng)
-    return make
+    """_promote with every partner: a float 0-dim tensor or number operand of a
+    float16/bfloat16 comparison, remainder or fmod is rounded to the tensor's dtype
+    first, as torch does there (bfloat16([0.1]) == 0.1 is True)."""
+    return _promote(PARTNERS, **kw)
 
 
 _compare_promote = _half_scalar_rounded()

@@ -618,10 +618,12 @@ OPS = [
     # p = 1 drops everything: deterministic, so values and gradients compare with torch's
     OpInfo("dropout", lambda m, x: _F(m).dropout(x, 1.0), _dropout_samples, dtypes=FLOATING, variant="p1"),
     # ---- embedding, one_hot ----
-    # ember bug: F.embedding(..., scale_grad_by_freq=True) ignores the flag (the weight's
-    # gradient is not divided by each index's count), so no sample sets it.
     OpInfo("embedding", lambda m, i, w, **kw: _F(m).embedding(i, w, **kw), _embedding_samples,
            dtypes=ALL_AND_BOOL, onnx=True, errors=_embedding_errors),
+    # the weight's gradient rows divided by how often their index occurs (compared with
+    # torch's; not the forward's derivative, so no finite differences)
+    OpInfo("embedding", lambda m, i, w, **kw: _F(m).embedding(i, w, scale_grad_by_freq=True, **kw),
+           _embedding_samples, dtypes=FLOAT, variant="scale_grad_by_freq", gradcheck=False),
     # nn.Embedding: its weight is a Parameter aliasing w (a new leaf: no gradient reaches w)
     OpInfo("embedding", lambda m, i, w: m.nn.Embedding.from_pretrained(w, freeze=False)(i),
            lambda dtype, rng: _embedding_samples(dtype, rng)[:3], dtypes=FLOAT, variant="module", grad=False),

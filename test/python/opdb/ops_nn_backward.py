@@ -582,15 +582,13 @@ OPS = [
     # nll_loss's gradient is constant in the input: its double backward is wrt grad_output
     _op("nll_loss_backward", _nll_forward, _class_backward_samples(False, False, False), (0,)),
     _op("cross_entropy_backward", _ce_forward, _class_backward_samples(True, True, True), (0,)),
-    # The element-wise losses: the gradient wrt the input (the target's is its negation).
-    # ember bug: autograd.grad((gx, gt), ...) with gt = -gx (one output an ancestor of
-    # another) returns no gradients at all, so the target's gradient is left out here.
-    _op("mse_loss_backward", _pair_forward("mse_loss"), _pair_backward_samples(), (0,)),
+    # The element-wise losses: the gradients wrt the input and the target.
+    _op("mse_loss_backward", _pair_forward("mse_loss"), _pair_backward_samples(), (0, 1)),
     # l1's gradient is constant in input and target (torch returns a ZeroTensor for its
     # derivative, which test_opdb cannot convert): only grad_output is differentiated
     _op("l1_loss_backward", _pair_forward("l1_loss"), _pair_backward_samples(input_grad=False), (0,)),
-    _op("smooth_l1_loss_backward", _pair_forward("smooth_l1_loss"), _pair_backward_samples(beta=0.7), (0,)),
-    _op("huber_loss_backward", _pair_forward("huber_loss"), _pair_backward_samples(delta=0.6), (0,)),
+    _op("smooth_l1_loss_backward", _pair_forward("smooth_l1_loss"), _pair_backward_samples(beta=0.7), (0, 1)),
+    _op("huber_loss_backward", _pair_forward("huber_loss"), _pair_backward_samples(delta=0.6), (0, 1)),
     _op("binary_cross_entropy_backward", _pair_forward("binary_cross_entropy"), _bce_backward_samples(False),
         (0, 1)),
     _op("binary_cross_entropy_with_logits_backward", _pair_forward("binary_cross_entropy_with_logits"),
