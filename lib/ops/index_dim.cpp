@@ -5,7 +5,6 @@
 // Like PyTorch, a 0-dim self, index or source counts as 1-d here; the kernels
 // see 1-d views of them.
 #include <string>
-#include <string_view>
 
 #include "core/scalar_range.h"
 #include "dispatch/dispatcher.h"
@@ -67,6 +66,8 @@ std::string check_reduce(const std::string& reduce) {
 }
 
 // index_add_ / index_copy_: source has self's shape apart from dim, index.numel() along it.
+// A wrong count is a RuntimeError for index_add_ and an IndexError for index_copy_, as torch.
+template <typename CountError>
 void check_index_source(const Tensor& self, int64_t d, const Tensor& idx, const Tensor& source,
                         const char* op) {
   EMBER_CHECK(self.dtype() == source.dtype(), op, "(): self (", dtype_name(self.dtype()),
@@ -77,12 +78,9 @@ void check_index_source(const Tensor& self, int64_t d, const Tensor& idx, const 
   EMBER_CHECK(same, op, "(): source tensor shape must match self tensor shape, excluding the "
               "specified dimension. Got self.shape = ", shape_str(self.sizes()),
               " source.shape = ", shape_str(source.sizes()));
-  // torch: IndexError for index_copy_, RuntimeError for index_add_.
-  bool count_ok = idx.numel() == src.sizes()[d];
-  std::string count_msg = count_ok ? std::string() : detail::str(op, "(): Number of indices (", idx.numel(),
-      ") should be equal to source.size(dim) (", src.sizes()[d], "), for dim: ", d);
-  if (std::string_view(op) == "index_copy_") EMBER_CHECK_INDEX(count_ok, count_msg);
-  EMBER_CHECK(count_ok, count_msg);
+  if (idx.numel() != src.sizes()[d])
+    throw CountError(detail::str(op, "(): Number of indices (", idx.numel(),
+                                 ") should be equal to source.size(dim) (", src.sizes()[d], "), for dim: ", d));
 }
 
 // Runs an in-place op whose inputs[0] is at_least_1d(self). A 0-dim self is
@@ -180,7 +178,7 @@ Tensor& index_add_(Tensor& self, int64_t dim, const Tensor& index, const Tensor&
                    const Scalar& alpha) {
   Tensor idx = vector_index(index, "index_add_");
   const int64_t d = wrap_dim(dim, self.dim(), "index_add_");
-  check_index_source(self, d, idx, source, "index_add_");
+  check_index_source<Error>(self, d, idx, source, "index_add_");
   OpCall call(OpId::index_add_, {at_least_1d(self), idx, at_least_1d(source)},
               {Attr(d), Attr(alpha)});
   dispatch_inplace(call, self);
@@ -196,7 +194,7 @@ Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Ten
 Tensor& index_copy_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
   Tensor idx = vector_index(index, "index_copy_");
   const int64_t d = wrap_dim(dim, self.dim(), "index_copy_");
-  check_index_source(self, d, idx, source, "index_copy_");
+  check_index_source<IndexError>(self, d, idx, source, "index_copy_");
   OpCall call(OpId::index_copy_, {at_least_1d(self), idx, at_least_1d(source)}, {Attr(d)});
   dispatch_inplace(call, self);
   return self;

@@ -256,11 +256,20 @@ def emit_invoker(r: sch.OpRow) -> str:
     if any(a.is_list or a.is_attr_tail for a in r.args) or len(r.returns) != 1:
         raise ValueError(f"{r.name}: a generated invoker needs one output and no lists "
                          "(write it by hand: invoker = \"manual\")")
-    ins = {id(a): i for i, a in enumerate(r.inputs)}
-    ats = {id(a): i for i, a in enumerate(r.attrs)}
-    call_args = [_invoke_arg(a, ins[id(a)] if a.is_tensor else ats[id(a)]) for a in r.args]
-    inplace_args = ["self" if (a.is_tensor and ins[id(a)] == 0) else x
-                    for a, x in zip(r.args, call_args)]
+    # The arguments in signature order, each read from its position among the node's
+    # inputs or attrs; the in-place form passes the written tensor as `self`.
+    call_args, inplace_args = [], []
+    n_inputs = n_attrs = 0
+    for arg in r.args:
+        if arg.is_tensor:
+            x = _invoke_arg(arg, n_inputs)
+            inplace_args.append("self" if n_inputs == 0 else x)
+            n_inputs += 1
+        else:
+            x = _invoke_arg(arg, n_attrs)
+            inplace_args.append(x)
+            n_attrs += 1
+        call_args.append(x)
     lines = [f"\n// {r.func}", f"EMBER_REGISTER_INVOKER({r.name}, [](const InvokeArgs& a) -> std::vector<Tensor> {{"]
     if "inplace" in r.tags:
         # The op always writes into its first input (scatter_, masked_fill_): the node

@@ -136,6 +136,30 @@ NANS = [[[1.0, float("nan"), 2.0, 0.5], [0.5, 3.0, -1.0, 2.0], [float("nan"), 0.
 
 SUM_ERRORS = err(DIM_RANGE, DIM_RANGE_NEG, DIM_TWICE, DIM_0D)
 
+
+def _extremum(name, whole):
+    """amax or amin: its function and method, the whole-tensor max(x)/min(x) that reaches
+    the same row, ties (the gradient shared evenly) and nan (propagated)."""
+    return [
+        OpInfo(name, lambda m, x, **kw: getattr(m, name)(x, **kw), reduce_samples(MULTI_NONEMPTY),
+               dtypes=ALL_AND_BOOL, onnx=True,
+               errors=err(((0, 3), "float32", {}, RuntimeError),
+                          ((0, 3), "float32", {"dim": 0}, IndexError), DIM_RANGE, DIM_TWICE)),
+        OpInfo(name, lambda m, x, **kw: getattr(x, name)(**kw), reduce_samples(MULTI_NONEMPTY),
+               dtypes=ALL_AND_BOOL, variant="method"),
+        OpInfo(name, lambda m, x: getattr(m, whole)(x), reduce_samples(WHOLE), dtypes=ALL_AND_BOOL,
+               variant=whole, onnx=True, errors=err(((0, 3), "float32", {}, RuntimeError))),
+        OpInfo(name, lambda m, x: getattr(x, whole)(), reduce_samples(WHOLE), dtypes=ALL_AND_BOOL,
+               variant=f"{whole}_method"),
+        OpInfo(name, lambda m, x, **kw: getattr(m, name)(x, **kw),
+               fixed_samples(TIES, [{}, {"dim": 1}, {"dim": 0, "keepdim": True}]), dtypes=FLOATING,
+               variant="ties", gradcheck=False),
+        OpInfo(name, lambda m, x: getattr(m, whole)(x), fixed_samples(TIES, [{}]), dtypes=FLOATING,
+               variant=f"{whole}_ties", gradcheck=False),
+        OpInfo(name, lambda m, x, **kw: getattr(m, name)(x, **kw), fixed_samples(NANS, [{}, {"dim": 1}]),
+               dtypes=FLOATING, variant="nan", grad=False),
+    ]
+
 OPS = [
     OpInfo("sum", lambda m, x, **kw: m.sum(x, **kw), reduce_samples(MULTI), dtypes=ALL_AND_BOOL,
            onnx=True, errors=SUM_ERRORS),
@@ -193,42 +217,8 @@ OPS = [
 
     # ---- amax, amin, max(x), min(x) -------------------------------------------------------
 
-    OpInfo("amax", lambda m, x, **kw: m.amax(x, **kw), reduce_samples(MULTI_NONEMPTY),
-           dtypes=ALL_AND_BOOL, onnx=True,
-           errors=err(((0, 3), "float32", {}, RuntimeError), ((0, 3), "float32", {"dim": 0}, IndexError),
-                      DIM_RANGE, DIM_TWICE)),
-    OpInfo("amax", lambda m, x, **kw: x.amax(**kw), reduce_samples(MULTI_NONEMPTY),
-           dtypes=ALL_AND_BOOL, variant="method"),
-    OpInfo("amax", lambda m, x: m.max(x), reduce_samples(WHOLE), dtypes=ALL_AND_BOOL,
-           variant="max", onnx=True,
-           errors=err(((0, 3), "float32", {}, RuntimeError))),
-    OpInfo("amax", lambda m, x: x.max(), reduce_samples(WHOLE), dtypes=ALL_AND_BOOL,
-           variant="max_method"),
-    # Ties share the gradient evenly; NaN propagates.
-    OpInfo("amax", lambda m, x, **kw: m.amax(x, **kw),
-           fixed_samples(TIES, [{}, {"dim": 1}, {"dim": 0, "keepdim": True}]), dtypes=FLOATING,
-           variant="ties", gradcheck=False),
-    OpInfo("amax", lambda m, x: m.max(x), fixed_samples(TIES, [{}]), dtypes=FLOATING,
-           variant="max_ties", gradcheck=False),
-    OpInfo("amax", lambda m, x, **kw: m.amax(x, **kw), fixed_samples(NANS, [{}, {"dim": 1}]),
-           dtypes=FLOATING, variant="nan", grad=False),
-
-    OpInfo("amin", lambda m, x, **kw: m.amin(x, **kw), reduce_samples(MULTI_NONEMPTY),
-           dtypes=ALL_AND_BOOL, onnx=True,
-           errors=err(((0, 3), "float32", {}, RuntimeError), ((0, 3), "float32", {"dim": 0}, IndexError),
-                      DIM_RANGE, DIM_TWICE)),
-    OpInfo("amin", lambda m, x, **kw: x.amin(**kw), reduce_samples(MULTI_NONEMPTY),
-           dtypes=ALL_AND_BOOL, variant="method"),
-    OpInfo("amin", lambda m, x: m.min(x), reduce_samples(WHOLE), dtypes=ALL_AND_BOOL,
-           variant="min", onnx=True,
-           errors=err(((0, 3), "float32", {}, RuntimeError))),
-    OpInfo("amin", lambda m, x: x.min(), reduce_samples(WHOLE), dtypes=ALL_AND_BOOL,
-           variant="min_method"),
-    OpInfo("amin", lambda m, x, **kw: m.amin(x, **kw),
-           fixed_samples(TIES, [{}, {"dim": 1}, {"dim": 0, "keepdim": True}]), dtypes=FLOATING,
-           variant="ties", gradcheck=False),
-    OpInfo("amin", lambda m, x, **kw: m.amin(x, **kw), fixed_samples(NANS, [{}, {"dim": 1}]),
-           dtypes=FLOATING, variant="nan", grad=False),
+    *_extremum("amax", "max"),
+    *_extremum("amin", "min"),
 
     # ---- aminmax, max(x, dim), min(x, dim) -----------------------------------------------------
 
