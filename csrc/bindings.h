@@ -35,6 +35,15 @@ Generator* generator_from(py::handle obj);
 // Removes generator= from kw and returns it (nullptr when absent or None).
 Generator* pop_generator(py::kwargs& kw);
 
+// x[key], as Tensor.__getitem__ (indexing.cpp).
+Tensor tensor_getitem(const Tensor& self, py::handle key);
+
+// Fast paths in front of the hottest Tensor bindings (fast_calls.cpp): a no-argument
+// method served by fn (its binding takes over for any other arguments), then the
+// install, once every binding exists.
+void add_fast_unary_method(const char* name, Tensor (*fn)(const Tensor&));
+void install_fast_calls(TensorClass& cls);
+
 void bind_errors(py::module_& m);
 void bind_types(py::module_& m);
 TensorClass bind_tensor(py::module_& m);

@@ -42,6 +42,7 @@ void check_one_tensor(const Tensor& a, const Tensor& b, const char* op) {
 void def_unary(py::module_& m, TensorClass& cls, const char* name, Fn1 f, Fn1_ f_) {
   m.def(name, f, py::arg("input"));
   cls.def(name, f);
+  add_fast_unary_method(name, f);
   if (f_) {
     std::string in_place = std::string(name) + "_";
     cls.def(in_place.c_str(), inplace([f_](Tensor& t) { f_(t); }));

@@ -189,6 +189,8 @@ void setitem(Tensor& self, py::handle obj, py::handle value) {
 
 }  // namespace
 
+Tensor tensor_getitem(const Tensor& self, py::handle obj) { return getitem(self, obj); }
+
 void bind_indexing(TensorClass& cls) {
   cls.def("__getitem__", [](const Tensor& self, py::handle obj) { return getitem(self, obj); })
       .def("__setitem__", [](Tensor& self, py::handle obj, py::handle value) {

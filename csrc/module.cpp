@@ -31,4 +31,5 @@ PYBIND11_MODULE(_C, m) {
   bind_jit(m);
   bind_activation(m, cls);
   bind_tensor_api(m, cls);
+  install_fast_calls(cls);  // last: it wraps bindings made above
 }

@@ -60,10 +60,11 @@ struct KernelRegistrar {
   KernelRegistrar(OpId op, DeviceType device, KernelFn fn) { register_kernel(op, device, fn); }
 };
 
-// Convenience for ops with one output: runs the call and returns outputs[0].
+// Convenience for ops with one output: runs the call and returns outputs[0],
+// moved out (the call is spent: one reference count less per op).
 inline Tensor dispatch_one(OpCall& call) {
   dispatch(call);
-  return call.outputs[0];
+  return std::move(call.outputs[0]);
 }
 
 }  // namespace ember

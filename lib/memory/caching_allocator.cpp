@@ -62,7 +62,58 @@ struct BlockLess {
   }
 };
 
-using Pool = std::set<Block*, BlockLess>;
+// Recycles the fixed-size nodes of the pools and of the allocated-block map: a set or
+// map node per block would otherwise cost a malloc and a free per tensor, which is
+// most of a small op's allocation time. Only touched under the allocator's mutex.
+class NodeCache {
+ public:
+  static constexpr size_t kSlot = 64;  // a std::set or std::unordered_map node fits
+  NodeCache() = default;
+  NodeCache(const NodeCache&) = delete;
+  NodeCache& operator=(const NodeCache&) = delete;
+  ~NodeCache() {
+    for (void* p : spare_) ::operator delete(p);
+  }
+  void* get(size_t bytes) {
+    if (bytes > kSlot) return ::operator new(bytes);
+    if (spare_.empty()) return ::operator new(kSlot);
+    void* p = spare_.back();
+    spare_.pop_back();
+    return p;
+  }
+  void put(void* p, size_t bytes) {
+    if (bytes > kSlot) return ::operator delete(p);
+    spare_.push_back(p);
+  }
+
+ private:
+  std::vector<void*> spare_;
+};
+
+// The containers' allocator: single nodes from the NodeCache, arrays (hash buckets) from new.
+template <typename T>
+struct NodeAllocator {
+  using value_type = T;
+  NodeCache* cache;
+  explicit NodeAllocator(NodeCache* c) : cache(c) {}
+  template <typename U>
+  NodeAllocator(const NodeAllocator<U>& other) : cache(other.cache) {}
+  T* allocate(size_t n) {
+    return static_cast<T*>(n == 1 ? cache->get(sizeof(T)) : ::operator new(n * sizeof(T)));
+  }
+  void deallocate(T* p, size_t n) {
+    if (n == 1) cache->put(p, sizeof(T));
+    else ::operator delete(p);
+  }
+  template <typename U>
+  bool operator==(const NodeAllocator<U>& other) const { return cache == other.cache; }
+  template <typename U>
+  bool operator!=(const NodeAllocator<U>& other) const { return cache != other.cache; }
+};
+
+using Pool = std::set<Block*, BlockLess, NodeAllocator<Block*>>;
+using BlockMap = std::unordered_map<void*, Block*, std::hash<void*>, std::equal_to<void*>,
+                                    NodeAllocator<std::pair<void* const, Block*>>>;
 
 constexpr size_t round_up(size_t n, size_t multiple) {
   return (n + multiple - 1) / multiple * multiple;
@@ -100,8 +151,11 @@ std::string device_kind(const char* name) {
 struct CachingAllocator::Impl {
   std::unique_ptr<RawAllocator> raw;
   mutable std::mutex mutex;
-  Pool small_pool, large_pool;
-  std::unordered_map<void*, Block*> allocated;
+  NodeCache nodes;  // before the containers that use it: destroyed after them
+  Pool small_pool{BlockLess(), NodeAllocator<Block*>(&nodes)};
+  Pool large_pool{BlockLess(), NodeAllocator<Block*>(&nodes)};
+  BlockMap allocated{0, std::hash<void*>(), std::equal_to<void*>(), BlockMap::allocator_type(&nodes)};
+  std::vector<Block*> spare_blocks;  // Block records reused by new_block
   std::vector<std::pair<EventId, Block*>> pending;  // one entry per outstanding event
   MemoryStats stats;
 
@@ -109,6 +163,19 @@ struct CachingAllocator::Impl {
     EMBER_CHECK(raw != nullptr, "CachingAllocator: the raw allocator is null");
     allocated.reserve(4096);  // rehashing on the hot path would be a latency spike
   }
+  ~Impl() {
+    for (Block* b : spare_blocks) delete b;
+  }
+
+  // Block records are recycled for the same reason as the container nodes.
+  Block* new_block(char* p, size_t size, StreamId stream, bool small) {
+    if (spare_blocks.empty()) return new Block(p, size, stream, small);
+    Block* b = spare_blocks.back();
+    spare_blocks.pop_back();
+    *b = Block(p, size, stream, small);
+    return b;
+  }
+  void delete_block(Block* b) { spare_blocks.push_back(b); }
 
   Pool& pool_of(bool small) { return small ? small_pool : large_pool; }
 
@@ -159,7 +226,7 @@ struct CachingAllocator::Impl {
     stats.num_raw_allocs++;
     stats.reserved_bytes += static_cast<int64_t>(seg_size);
     stats.peak_reserved_bytes = std::max(stats.peak_reserved_bytes, stats.reserved_bytes);
-    return new Block(static_cast<char*>(p), seg_size, stream, small);
+    return new_block(static_cast<char*>(p), seg_size, stream, small);
   }
 
   // Small blocks split down to the minimum; large ones only when the rest is itself a
@@ -168,7 +235,7 @@ struct CachingAllocator::Impl {
     size_t rest = b->size - size;
     bool worth_it = b->small ? rest >= kMinBlockSize : rest > kSmallSize;
     if (!worth_it) return b;
-    auto* r = new Block(b->ptr + size, rest, b->stream, b->small);
+    Block* r = new_block(b->ptr + size, rest, b->stream, b->small);
     r->prev = b;
     r->next = b->next;
     if (r->next) r->next->prev = r;
@@ -189,7 +256,7 @@ struct CachingAllocator::Impl {
 
   // ---- free ----
 
-  std::unordered_map<void*, Block*>::iterator find_allocated(void* ptr, const char* what) {
+  BlockMap::iterator find_allocated(void* ptr, const char* what) {
     auto it = allocated.find(ptr);
     EMBER_CHECK(it != allocated.end(), "CachingAllocator::", what, ": pointer ", ptr,
                 " was not allocated by the ", raw->device_name(),
@@ -235,7 +302,7 @@ struct CachingAllocator::Impl {
       if (dst->next) dst->next->prev = dst;
     }
     dst->size += src->size;
-    delete src;
+    delete_block(src);
   }
 
   // Moves blocks whose events have all completed to the free pools.
@@ -265,7 +332,7 @@ struct CachingAllocator::Impl {
         raw->raw_free(b->ptr);
         stats.num_raw_frees++;
         stats.reserved_bytes -= static_cast<int64_t>(b->size);
-        delete b;
+        delete_block(b);
       }
     }
   }

@@ -9,6 +9,11 @@ void not_implemented(const char* op, DType t) {
   throw NotImplementedError(detail::str(op, ": not implemented for '", scalar_type_name(t), "'"));
 }
 
+void undefined_input(OpId op) {
+  check_defined(op_name(op), Tensor());
+  throw Error("unreachable");  // check_defined raised
+}
+
 void check_inplace(const char* op, const Tensor& self, DType result, const DimVector& shape) {
   EMBER_CHECK(can_cast(result, self.dtype()), op, ": result type ", scalar_type_name(result),
               " can't be cast to the desired output type ", scalar_type_name(self.dtype()));

@@ -17,6 +17,24 @@ namespace ember::elementwise_detail {
 inline void check_defined(const char* op, const Tensor& t) {
   EMBER_CHECK(t.defined(), op, ": expected a defined tensor, got an undefined one");
 }
+[[noreturn]] void undefined_input(OpId op);
+
+// The inputs of a row, copied once each: an initializer list would copy every
+// tensor twice, and each copy is an atomic reference count (a measurable part of
+// a small op's time).
+inline SmallVector<Tensor, 4> inputs_of(OpId op, const Tensor& a) {
+  if (__builtin_expect(!a.defined(), 0)) undefined_input(op);
+  SmallVector<Tensor, 4> in;
+  in.push_back(a);
+  return in;
+}
+inline SmallVector<Tensor, 4> inputs_of(OpId op, const Tensor& a, const Tensor& b) {
+  if (__builtin_expect(!a.defined() || !b.defined(), 0)) undefined_input(op);
+  SmallVector<Tensor, 4> in;
+  in.push_back(a);
+  in.push_back(b);
+  return in;
+}
 
 // Checks that the result of an in-place op (dtype result, broadcast shape shape)
 // can be written into self: the dtype casts, the shapes agree, and no two
@@ -35,28 +53,24 @@ DimVector inplace_shape(const Tensor& self, const Tensor& other, const char* op)
 // A one-input row (self, then attrs): out of place, and in place writing the op's
 // result (of dtype `result`) into self.
 inline Tensor unary(OpId op, const Tensor& self, SmallVector<Attr, 4> attrs = {}) {
-  check_defined(op_name(op), self);
-  OpCall call(op, SmallVector<Tensor, 4>{self}, std::move(attrs));
+  OpCall call(op, inputs_of(op, self), std::move(attrs));
   return run(call);
 }
 inline Tensor& unary_(OpId op, Tensor& self, DType result, SmallVector<Attr, 4> attrs = {}) {
-  check_defined(op_name(op), self);
-  OpCall call(op, SmallVector<Tensor, 4>{self}, std::move(attrs));
+  OpCall call(op, inputs_of(op, self), std::move(attrs));
   return run_inplace(call, self, result, self.sizes());
 }
 
 // A two-input row: out of place, and self = op(self, other), where the op's result
 // (before the cast into self) has dtype `result`; name is the in-place name ("add_").
 inline Tensor binary(OpId op, const Tensor& a, const Tensor& b, SmallVector<Attr, 4> attrs = {}) {
-  check_defined(op_name(op), a);
-  check_defined(op_name(op), b);
-  OpCall call(op, SmallVector<Tensor, 4>{a, b}, std::move(attrs));
+  OpCall call(op, inputs_of(op, a, b), std::move(attrs));
   return run(call);
 }
 inline Tensor& binary_(const char* name, OpId op, Tensor& self, const Tensor& other, DType result,
                        SmallVector<Attr, 4> attrs = {}) {
   DimVector shape = inplace_shape(self, other, name);
-  OpCall call(op, SmallVector<Tensor, 4>{self, other}, std::move(attrs));
+  OpCall call(op, inputs_of(op, self, other), std::move(attrs));
   return run_inplace(call, self, result, shape);
 }
 

@@ -1,0 +1,293 @@
+// Fast paths in front of the pybind11 bindings of the hottest Tensor calls: the
+// arithmetic operators (a + b, a * 2.0), indexing (x[i]), the no-argument
+// elementwise and reduction methods (x.relu(), x.sum()) and view/reshape with int
+// sizes.
+//
+// Why: a pybind11 method call builds an argument vector, tries each overload in
+// turn and casts every argument through the generic type registry; with the
+// result's wrapping that is most of a small op's time from Python (docs/PERF.md).
+// These entry points are plain CPython calls (a number slot, a mapping slot, a
+// METH_FASTCALL method descriptor) that recognize the common argument shapes
+// directly and call the same C++ function the binding calls. Anything they do not
+// recognize (keywords, other argument types, a subclass that overrides the
+// operator) goes to the pybind11 binding, unchanged, which stays the one
+// definition of the call's behaviour and errors.
+#include <array>
+#include <functional>
+#include <utility>
+
+#include <pybind11/detail/exception_translation.h>
+
+#include "bindings.h"
+
+namespace ember::python {
+
+namespace {
+
+PyTypeObject* g_tensor_type = nullptr;
+
+// The Tensor held by an ember.Tensor instance (or a subclass's), or nullptr for
+// anything else, including an instance whose __init__ has not run.
+const Tensor* tensor_of(PyObject* o) {
+  if (Py_TYPE(o) != g_tensor_type && !PyType_IsSubtype(Py_TYPE(o), g_tensor_type)) return nullptr;
+  auto vh = reinterpret_cast<py::detail::instance*>(o)->get_value_and_holder();
+  if (!vh.holder_constructed()) return nullptr;
+  return vh.value_ptr<Tensor>();
+}
+
+// A new reference to a Python object for t, exactly as pybind11 returns a Tensor.
+PyObject* wrap(Tensor&& t) {
+  return py::detail::make_caster<Tensor>::cast(std::move(t), py::return_value_policy::move,
+                                               py::handle()).ptr();
+}
+
+// Runs f, turning a C++ exception into the Python one pybind11 would raise.
+template <typename F>
+PyObject* guarded(F&& f) {
+  try {
+    return f();
+  } catch (...) {
+    py::detail::try_translate_exceptions();
+    return nullptr;
+  }
+}
+
+// A Python int or float, read as TensorArg reads a number (bool and other types
+// are left to the binding). False on overflow: the binding raises that error.
+bool number_of(PyObject* o, Scalar& out) {
+  if (PyFloat_CheckExact(o)) {
+    out = Scalar(PyFloat_AS_DOUBLE(o));
+    return true;
+  }
+  if (PyLong_CheckExact(o)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow || (v == -1 && PyErr_Occurred())) {
+      PyErr_Clear();
+      return false;
+    }
+    out = Scalar(static_cast<int64_t>(v));
+    return true;
+  }
+  return false;
+}
+
+// ---- the arithmetic operators (number slots) ----
+//
+// CPython calls a type's slot for a + b when either operand's type has it, with the
+// operands in their written order, and once only when both have the same slot; the
+// slot then tries a.__add__(b) and b.__radd__(a), as CPython's own slot for a
+// Python-defined __add__ does. Those methods are the pybind11 bindings.
+
+using BinaryFn = Tensor (*)(const Tensor&, const Tensor&);
+
+struct BinarySlot {
+  BinaryFn fn;
+  const char* name;      // "__add__"
+  const char* reflected; // "__radd__"
+  PyObject* name_str = nullptr;
+  PyObject* reflected_str = nullptr;
+};
+
+Tensor add_fn(const Tensor& a, const Tensor& b) { return add(a, b); }
+Tensor sub_fn(const Tensor& a, const Tensor& b) { return sub(a, b); }
+Tensor mul_fn(const Tensor& a, const Tensor& b) { return mul(a, b); }
+Tensor div_fn(const Tensor& a, const Tensor& b) { return div(a, b); }
+
+enum SlotIndex { kAdd, kSub, kMul, kDiv, kNumSlots };
+std::array<BinarySlot, kNumSlots> g_slots = {{{&add_fn, "__add__", "__radd__"},
+                                              {&sub_fn, "__sub__", "__rsub__"},
+                                              {&mul_fn, "__mul__", "__rmul__"},
+                                              {&div_fn, "__truediv__", "__rtruediv__"}}};
+
+// The bindings' protocol for operands the fast path does not take.
+PyObject* binary_protocol(const BinarySlot& slot, PyObject* a, PyObject* b, bool a_tensor,
+                          bool b_tensor) {
+  if (a_tensor) {
+    PyObject* r = PyObject_CallMethodOneArg(a, slot.name_str, b);
+    if (r != Py_NotImplemented) return r;
+    Py_DECREF(r);
+  }
+  if (b_tensor && Py_TYPE(a) != Py_TYPE(b)) return PyObject_CallMethodOneArg(b, slot.reflected_str, a);
+  Py_RETURN_NOTIMPLEMENTED;
+}
+
+template <int I>
+PyObject* binary_slot(PyObject* a, PyObject* b) {
+  const BinarySlot& slot = g_slots[I];
+  const Tensor* x = tensor_of(a);
+  const Tensor* y = tensor_of(b);
+  Scalar n;
+  if (x && y) return guarded([&] { return wrap(slot.fn(*x, *y)); });
+  if (x && number_of(b, n)) return guarded([&] { return wrap(slot.fn(*x, wrap_number(n))); });
+  if (y && number_of(a, n)) return guarded([&] { return wrap(slot.fn(wrap_number(n), *y)); });
+  return binary_protocol(slot, a, b, x != nullptr, y != nullptr);
+}
+
+// ---- indexing ----
+
+binaryfunc g_getitem_fallback = nullptr;
+
+PyObject* getitem_slot(PyObject* self, PyObject* key) {
+  const Tensor* t = tensor_of(self);
+  if (!t) return g_getitem_fallback(self, key);
+  return guarded([&] { return wrap(tensor_getitem(*t, py::handle(key))); });
+}
+
+// ---- methods ----
+//
+// A fast method recognizes its positional arguments or declines (returns false),
+// and the call goes to the binding it replaced.
+using FastFn = std::function<bool(const Tensor& self, PyObject* const* args, Py_ssize_t nargs,
+                                  Tensor& out)>;
+
+struct FastMethod {
+  std::string name;
+  std::string doc;  // the binding's, so help(x.sum) still shows its signatures
+  FastFn fn;
+  PyObject* fallback = nullptr;  // the pybind11 function, called as fallback(self, *args, **kw)
+  PyMethodDef def{};
+};
+
+// Method descriptors carry no data of their own, so each fast method gets its own
+// C entry point: trampoline<I> serves g_methods[I].
+constexpr size_t kMaxFastMethods = 256;
+std::array<FastMethod, kMaxFastMethods> g_methods;
+size_t g_num_methods = 0;
+
+PyObject* call_method(const FastMethod& m, PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                      PyObject* kwnames) {
+  const Tensor* t = tensor_of(self);
+  if (t && !kwnames) {
+    Tensor out;
+    bool handled = false;
+    PyObject* result = guarded([&]() -> PyObject* {
+      handled = m.fn(*t, args, nargs, out);
+      return handled ? wrap(std::move(out)) : nullptr;
+    });
+    if (handled || PyErr_Occurred()) return result;
+  }
+  // The binding, with self in front of the arguments.
+  std::array<PyObject*, 9> stack;
+  if (static_cast<size_t>(nargs) + 1 > stack.size() ||
+      (kwnames && static_cast<size_t>(nargs + PyTuple_GET_SIZE(kwnames)) + 1 > stack.size())) {
+    py::tuple full(nargs + 1);
+    full[0] = py::handle(self);
+    for (Py_ssize_t i = 0; i < nargs; ++i) full[i + 1] = py::handle(args[i]);
+    py::dict kw;
+    if (kwnames)
+      for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(kwnames); ++i)
+        kw[PyTuple_GET_ITEM(kwnames, i)] = py::handle(args[nargs + i]);
+    return PyObject_Call(m.fallback, full.ptr(), kw.ptr());
+  }
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  stack[0] = self;
+  for (Py_ssize_t i = 0; i < nargs + nkw; ++i) stack[i + 1] = args[i];
+  return PyObject_Vectorcall(m.fallback, stack.data(), nargs + 1, kwnames);
+}
+
+template <size_t I>
+PyObject* trampoline(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return call_method(g_methods[I], self, args, nargs, kwnames);
+}
+
+// METH_FASTCALL | METH_KEYWORDS (named PyCFunctionFastWithKeywords from Python 3.13).
+using FastCallFn = PyObject* (*)(PyObject*, PyObject* const*, Py_ssize_t, PyObject*);
+
+template <size_t... I>
+constexpr std::array<FastCallFn, sizeof...(I)> make_trampolines(
+    std::index_sequence<I...>) {
+  return {&trampoline<I>...};
+}
+constexpr auto kTrampolines = make_trampolines(std::make_index_sequence<kMaxFastMethods>());
+
+std::vector<std::pair<std::string, FastFn>>& pending_methods() {
+  static std::vector<std::pair<std::string, FastFn>> methods;
+  return methods;
+}
+
+// Sizes given as ints (x.view(8, 4)); anything else declines.
+bool int_sizes(PyObject* const* args, Py_ssize_t nargs, IntList& sizes) {
+  if (nargs == 0) return false;
+  for (Py_ssize_t i = 0; i < nargs; ++i) {
+    if (!PyLong_CheckExact(args[i])) return false;
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(args[i], &overflow);
+    if (overflow || (v == -1 && PyErr_Occurred())) {
+      PyErr_Clear();
+      return false;
+    }
+    sizes.push_back(v);
+  }
+  return true;
+}
+
+}  // namespace
+
+void add_fast_unary_method(const char* name, Tensor (*fn)(const Tensor&)) {
+  pending_methods().emplace_back(name, [fn](const Tensor& self, PyObject* const*, Py_ssize_t nargs,
+                                            Tensor& out) {
+    if (nargs != 0) return false;
+    out = fn(self);
+    return true;
+  });
+}
+
+void install_fast_calls(TensorClass& cls) {
+  auto* type = reinterpret_cast<PyTypeObject*>(cls.ptr());
+  g_tensor_type = type;
+
+  PyNumberMethods* num = type->tp_as_number;
+  binaryfunc* slots[kNumSlots] = {&num->nb_add, &num->nb_subtract, &num->nb_multiply,
+                                  &num->nb_true_divide};
+  binaryfunc fast[kNumSlots] = {&binary_slot<kAdd>, &binary_slot<kSub>, &binary_slot<kMul>,
+                                &binary_slot<kDiv>};
+  for (int i = 0; i < kNumSlots; ++i) {
+    EMBER_CHECK(*slots[i] != nullptr, "install_fast_calls: Tensor has no ", g_slots[i].name);
+    g_slots[i].name_str = PyUnicode_InternFromString(g_slots[i].name);
+    g_slots[i].reflected_str = PyUnicode_InternFromString(g_slots[i].reflected);
+    *slots[i] = fast[i];
+  }
+  g_getitem_fallback = type->tp_as_mapping->mp_subscript;
+  EMBER_CHECK(g_getitem_fallback != nullptr, "install_fast_calls: Tensor has no __getitem__");
+  type->tp_as_mapping->mp_subscript = &getitem_slot;
+
+  add_fast_unary_method("sum", [](const Tensor& x) { return sum(x, {}, false, std::nullopt); });
+  add_fast_unary_method("mean", [](const Tensor& x) { return mean(x, {}, false, std::nullopt); });
+  for (const char* name : {"view", "reshape"}) {
+    bool is_view = name[0] == 'v';
+    pending_methods().emplace_back(name, [is_view](const Tensor& self, PyObject* const* args,
+                                                   Py_ssize_t nargs, Tensor& out) {
+      IntList sizes;
+      if (!int_sizes(args, nargs, sizes)) return false;
+      out = is_view ? self.view(sizes) : self.reshape(sizes);
+      return true;
+    });
+  }
+
+  for (auto& [name, fn] : pending_methods()) {
+    EMBER_CHECK(g_num_methods < kMaxFastMethods, "install_fast_calls: more than ",
+                kMaxFastMethods, " fast methods");
+    PyObject* original = PyDict_GetItemString(type->tp_dict, name.c_str());
+    EMBER_CHECK(original != nullptr, "install_fast_calls: Tensor has no method ", name);
+    FastMethod& m = g_methods[g_num_methods];
+    m.name = name;
+    m.fn = std::move(fn);
+    // The binding is stored as an instance method; its function is what we call.
+    m.fallback = PyInstanceMethod_Check(original) ? PyInstanceMethod_GET_FUNCTION(original) : original;
+    Py_INCREF(m.fallback);
+    py::object doc = py::getattr(py::handle(m.fallback), "__doc__", py::none());
+    m.doc = doc.is_none() ? std::string() : doc.cast<std::string>();
+    m.def = PyMethodDef{m.name.c_str(), reinterpret_cast<PyCFunction>(kTrampolines[g_num_methods]),
+                        METH_FASTCALL | METH_KEYWORDS, m.doc.empty() ? nullptr : m.doc.c_str()};
+    py::object descr = py::reinterpret_steal<py::object>(PyDescr_NewMethod(type, &m.def));
+    if (!descr) throw py::error_already_set();
+    if (PyDict_SetItemString(type->tp_dict, name.c_str(), descr.ptr()) != 0)
+      throw py::error_already_set();
+    ++g_num_methods;
+  }
+  pending_methods().clear();
+  PyType_Modified(type);
+}
+
+}  // namespace ember::python

@@ -1,0 +1,159 @@
+"""The fast paths in front of the hottest Tensor bindings (csrc/fast_calls.cpp) must
+behave exactly as the bindings they shortcut: same values, dtypes, errors, operator
+protocol (reflected operands, NotImplemented, subclasses) and documentation."""
+import numpy as np
+import pytest
+
+import ember
+
+torch = pytest.importorskip("torch")
+
+
+def _pair(values, dtype="float32"):
+    return ember.tensor(values, dtype=getattr(ember, dtype)), torch.tensor(values, dtype=getattr(torch, dtype))
+
+
+def _same(e, t):
+    assert isinstance(e, ember.Tensor)
+    assert str(e.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
+    assert tuple(e.shape) == tuple(t.shape)
+    np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-6, atol=0)
+
+
+OPERANDS = [
+    lambda m: m.tensor([1.5, -2.0, 3.0]),
+    lambda m: m.tensor([[1, 2, 3], [4, 5, 6]], dtype=m.int32),
+    lambda m: m.tensor(2.5),  # 0-dim
+    lambda m: m.tensor([], dtype=m.float64).reshape(0, 3),
+    lambda m: m.arange(12.0).reshape(3, 4).t()[:, 1:],  # non-contiguous
+    lambda m: m.tensor([True, False, True]),
+]
+NUMBERS = [2, -3, 0.5, 2.0]
+
+
+@pytest.mark.parametrize("op", ["+", "-", "*", "/"])
+@pytest.mark.parametrize("i", range(len(OPERANDS)))
+@pytest.mark.parametrize("j", range(len(OPERANDS)))
+def test_tensor_tensor_operators_match_torch(op, i, j):
+    ea, ta = OPERANDS[i](ember), OPERANDS[i](torch)
+    eb, tb = OPERANDS[j](ember), OPERANDS[j](torch)
+    try:
+        expected = eval(f"ta {op} tb")
+    except Exception as err:  # noqa: BLE001
+        with pytest.raises(type(err)):
+            eval(f"ea {op} eb")
+        return
+    _same(eval(f"ea {op} eb"), expected)
+
+
+@pytest.mark.parametrize("op", ["+", "-", "*", "/"])
+@pytest.mark.parametrize("i", range(len(OPERANDS)))
+@pytest.mark.parametrize("n", NUMBERS)
+def test_number_operands_both_sides_match_torch(op, i, n):
+    ea, ta = OPERANDS[i](ember), OPERANDS[i](torch)
+    for expr in (f"ea {op} n", f"n {op} ea"):
+        texpr = expr.replace("ea", "ta")
+        try:
+            expected = eval(texpr)
+        except Exception as err:  # noqa: BLE001
+            with pytest.raises(type(err)):
+                eval(expr)
+            continue
+        _same(eval(expr), expected)
+
+
+def test_operands_the_fast_path_declines_go_through_the_bindings():
+    a = ember.tensor([1.0, 2.0])
+    # bool, numpy scalars, huge ints: the bindings' conversions
+    _same(a + True, torch.tensor([1.0, 2.0]) + True)
+    _same(a * np.float32(3), torch.tensor([1.0, 2.0]) * 3)
+    _same(np.float64(2) - a, 2 - torch.tensor([1.0, 2.0]))
+    with pytest.raises(TypeError):
+        a + "x"
+    with pytest.raises(TypeError):
+        "x" - a
+    with pytest.raises(RuntimeError):
+        a + 2**70
+
+
+def test_subclass_operator_overrides_are_respected():
+    class Loud(ember.Tensor):
+        def __radd__(self, other):
+            return "radd"
+
+        def __add__(self, other):
+            return "add"
+
+    x = ember.tensor([1.0])
+    loud = Loud._make_subclass(Loud, ember.tensor([2.0]))
+    assert x + loud == "radd"  # the subclass's reflected method comes first
+    assert loud + x == "add"
+    assert loud + 1 == "add"
+    assert 1 + loud == "radd"
+
+
+def test_other_types_get_their_turn():
+    class Other:
+        def __radd__(self, other):
+            return "other radd"
+
+        def __rmul__(self, other):
+            return NotImplemented
+
+    x = ember.tensor([1.0])
+    assert x + Other() == "other radd"
+    with pytest.raises(TypeError):
+        x * Other()
+
+
+def test_parameters_and_autograd_through_fast_paths():
+    w = ember.nn.Parameter(ember.tensor([1.0, -2.0, 3.0]))
+    y = ((w * 2.0 + 1) / 3 - w).relu().sum()
+    y.backward()
+    tw = torch.nn.Parameter(torch.tensor([1.0, -2.0, 3.0]))
+    ty = ((tw * 2.0 + 1) / 3 - tw).relu().sum()
+    ty.backward()
+    _same(y.detach(), ty.detach())
+    _same(w.grad, tw.grad)
+    assert y.grad_fn is not None
+
+
+@pytest.mark.parametrize("name", ["relu", "neg", "abs", "exp", "sum", "mean", "sigmoid", "tanh"])
+@pytest.mark.parametrize("i", [0, 2, 3, 4])
+def test_no_argument_methods_match_torch(name, i):
+    ea, ta = OPERANDS[i](ember), OPERANDS[i](torch)
+    _same(getattr(ea, name)(), getattr(ta, name)())
+
+
+def test_methods_with_arguments_fall_back_to_the_bindings():
+    e, t = _pair([[1.0, 2.0], [3.0, 4.0]])
+    _same(e.sum(0), t.sum(0))
+    _same(e.sum(dim=1, keepdim=True), t.sum(dim=1, keepdim=True))
+    _same(e.mean(dtype=ember.float64), t.mean(dtype=torch.float64))
+    _same(e.view(4), t.view(4))
+    _same(e.view((4, 1)), t.view((4, 1)))
+    _same(e.reshape(-1), t.reshape(-1))
+    _same(e.reshape([1, 4]), t.reshape([1, 4]))
+    with pytest.raises(TypeError):
+        e.relu(1)
+    with pytest.raises(RuntimeError):
+        e.view(3)
+    with pytest.raises(TypeError):
+        e.view(2.0, 2)
+    # the method's documentation is still the binding's
+    assert "sum(" in ember.Tensor.sum.__doc__
+    assert ember.Tensor.relu.__doc__
+
+
+def test_integer_indexing_matches_torch():
+    e, t = _pair([[1.0, 2.0], [3.0, 4.0]])
+    _same(e[1], t[1])
+    _same(e[-2], t[-2])
+    _same(e[1:], t[1:])
+    with pytest.raises(IndexError):
+        e[2]
+    with pytest.raises(IndexError):
+        ember.tensor(1.0)[0]
+    row = e[0]
+    row[0] = 10.0  # a view: writes reach the base
+    assert e[0, 0].item() == 10.0
