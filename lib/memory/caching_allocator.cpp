@@ -6,6 +6,8 @@
 // A block is in exactly one state:
 //   allocated  in allocated_ (user holds it)
 //   pending    event_count > 0 (freed, but other streams may still use it)
+//   quick      in a quick list: a small block freed whole, kept by exact size for the
+//              next request of that size (no best-fit search, split or merge; bounded)
 //   free       in its pool's set (can be reused or merged)
 #include "memory/caching_allocator.h"
 
@@ -30,13 +32,14 @@ struct Block {
   StreamId stream;
   bool small;  // which pool it returns to
   bool allocated = false;
+  bool quick = false;     // waiting in a quick list
   int event_count = 0;    // outstanding events of a pending block
   Block* prev = nullptr;  // neighbours within the segment
   Block* next = nullptr;
   std::vector<StreamId> stream_uses;  // other streams (record_stream); rarely non-empty
 
   Block(char* p, size_t s, StreamId st, bool sm) : ptr(p), size(s), stream(st), small(sm) {}
-  bool is_free() const { return !allocated && event_count == 0; }
+  bool is_free() const { return !allocated && !quick && event_count == 0; }
   bool is_whole_segment() const { return !prev && !next; }
 };
 
@@ -156,10 +159,59 @@ struct CachingAllocator::Impl {
   Pool large_pool{BlockLess(), NodeAllocator<Block*>(&nodes)};
   BlockMap allocated{0, std::hash<void*>(), std::equal_to<void*>(), BlockMap::allocator_type(&nodes)};
   std::vector<Block*> spare_blocks;  // Block records reused by new_block
+
+  // Quick lists: the small blocks of the default stream freed last, by exact size. A
+  // training loop frees and asks for the same sizes step after step; this skips the
+  // pools' tree searches, splits and merges for them. Bounded in count and bytes, and
+  // emptied (into the pools) before segments are given back.
+  static constexpr size_t kQuickMaxSize = 64 << 10;
+  static constexpr size_t kQuickDepth = 16;
+  static constexpr size_t kQuickMaxBytes = 4 << 20;
+  bool use_quick;
+  std::vector<Block*> quick[kQuickMaxSize / kMinBlockSize];
+  size_t quick_bytes = 0;
+
+  static size_t quick_index(size_t size) { return size / kMinBlockSize - 1; }
+
+  Block* take_quick(size_t size, StreamId stream) {
+    if (!use_quick || stream != 0 || size > kQuickMaxSize) return nullptr;
+    std::vector<Block*>& list = quick[quick_index(size)];
+    if (list.empty()) return nullptr;
+    Block* b = list.back();
+    list.pop_back();
+    b->quick = false;
+    quick_bytes -= b->size;
+    stats.num_cache_hits++;
+    return b;
+  }
+
+  bool keep_quick(Block* b) {
+    if (!use_quick || b->stream != 0 || !b->small || b->size > kQuickMaxSize ||
+        quick_bytes + b->size > kQuickMaxBytes)
+      return false;
+    std::vector<Block*>& list = quick[quick_index(b->size)];
+    if (list.size() >= kQuickDepth) return false;
+    list.push_back(b);
+    b->quick = true;
+    quick_bytes += b->size;
+    return true;
+  }
+
+  // Moves every quick block to its pool (merged with its free neighbours).
+  void flush_quick() {
+    for (std::vector<Block*>& list : quick) {
+      for (Block* b : list) {
+        b->quick = false;
+        free_block(b);
+      }
+      list.clear();
+    }
+    quick_bytes = 0;
+  }
   std::vector<std::pair<EventId, Block*>> pending;  // one entry per outstanding event
   MemoryStats stats;
 
-  explicit Impl(std::unique_ptr<RawAllocator> r) : raw(std::move(r)) {
+  Impl(std::unique_ptr<RawAllocator> r, bool quick) : raw(std::move(r)), use_quick(quick) {
     EMBER_CHECK(raw != nullptr, "CachingAllocator: the raw allocator is null");
     allocated.reserve(4096);  // rehashing on the hot path would be a latency spike
   }
@@ -186,8 +238,8 @@ struct CachingAllocator::Impl {
     if (nbytes > kMaxRequest) throw_oom(nbytes);
     size_t size = round_up(std::max<size_t>(nbytes, 1), kMinBlockSize);
     bool small = size <= kSmallSize;
-    Block* block = get_block(small, stream, size, nbytes);
-    block = split(block, size);
+    Block* block = take_quick(size, stream);
+    if (!block) block = split(get_block(small, stream, size, nbytes), size);
     block->allocated = true;
     allocated.emplace(block->ptr, block);
     stats.num_allocs++;
@@ -272,7 +324,7 @@ struct CachingAllocator::Impl {
     stats.num_frees++;
     stats.allocated_bytes -= static_cast<int64_t>(b->size);
     if (b->stream_uses.empty()) {
-      free_block(b);
+      if (!keep_quick(b)) free_block(b);
       return;
     }
     // Other streams may still read or write the block: reuse waits for their events.
@@ -321,6 +373,7 @@ struct CachingAllocator::Impl {
 
   // Gives every free, unsplit segment back to the device.
   void release_cached_segments() {
+    flush_quick();  // quick blocks merge back, so whole free segments show
     for (Pool* pool : {&small_pool, &large_pool}) {
       for (auto it = pool->begin(); it != pool->end();) {
         Block* b = *it;
@@ -351,6 +404,8 @@ struct CachingAllocator::Impl {
     for (Block* b : large_pool) note_head(b);
     for (auto& [ptr, b] : allocated) note_head(b);
     for (auto& [event, b] : pending) note_head(b);
+    for (const std::vector<Block*>& list : quick)
+      for (Block* b : list) note_head(b);
     std::sort(heads.begin(), heads.end());
     heads.erase(std::unique(heads.begin(), heads.end()), heads.end());
     for (Block* head : heads) {
@@ -372,6 +427,7 @@ struct CachingAllocator::Impl {
         "  allocated: ", fmt(stats.allocated_bytes), " (peak ", fmt(stats.peak_allocated_bytes),
         "), reserved: ", fmt(stats.reserved_bytes), " (peak ", fmt(stats.peak_reserved_bytes),
         ")\n", pool_line("small", small_pool), pool_line("large", large_pool),
+        "  quick lists: ", format_bytes(quick_bytes), " in small blocks kept by size\n",
         "  allocs: ", stats.num_allocs, ", frees: ", stats.num_frees,
         ", cache hits: ", stats.num_cache_hits, ", raw allocs: ", stats.num_raw_allocs,
         ", raw frees: ", stats.num_raw_frees, ", ooms: ", stats.num_ooms,
@@ -379,8 +435,8 @@ struct CachingAllocator::Impl {
   }
 };
 
-CachingAllocator::CachingAllocator(std::unique_ptr<RawAllocator> raw)
-    : impl_(std::make_unique<Impl>(std::move(raw))) {}
+CachingAllocator::CachingAllocator(std::unique_ptr<RawAllocator> raw, bool quick_lists)
+    : impl_(std::make_unique<Impl>(std::move(raw), quick_lists)) {}
 
 CachingAllocator::~CachingAllocator() { impl_->release_everything(); }
 

@@ -27,7 +27,7 @@ class CpuRawAllocator final : public RawAllocator {
 
 CachingAllocator& cpu_allocator() {
   // Leaked on purpose: tensors destroyed during static destruction still free into it.
-  static auto* allocator = new CachingAllocator(std::make_unique<CpuRawAllocator>());
+  static auto* allocator = new CachingAllocator(std::make_unique<CpuRawAllocator>(), /*quick_lists=*/true);
   return *allocator;
 }
 

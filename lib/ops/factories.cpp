@@ -112,7 +112,13 @@ Tensor scalar_tensor(const Scalar& value, TensorOptions options) {
 }
 
 Tensor wrapped_scalar(const Scalar& value) {
-  Tensor t = scalar_tensor(value, TensorOptions(value.dtype()));
+  // The value is stored directly rather than by a dispatched fill_: every Python
+  // number in `x * 2.0` becomes one of these, and a fill op cost more than the multiply.
+  Tensor t = empty({}, TensorOptions(value.dtype()));
+  void* p = t.data_ptr();
+  if (value.is_bool()) *static_cast<bool*>(p) = value.to_bool();
+  else if (value.is_int()) *static_cast<int64_t*>(p) = value.to_int();
+  else *static_cast<double*>(p) = value.to_double();
   t.impl()->is_wrapped_number = true;
   return t;
 }

@@ -21,7 +21,9 @@ Tensor make_view(const Tensor& self, DimVector sizes, DimVector strides, int64_t
 }
 
 Tensor run_view(OpId op, const Tensor& self, SmallVector<Attr, 4> attrs) {
-  OpCall call(op, SmallVector<Tensor, 4>{self}, std::move(attrs));
+  SmallVector<Tensor, 4> in;  // not an initializer list: that copies self twice
+  in.push_back(self);
+  OpCall call(op, std::move(in), std::move(attrs));
   return dispatch_one(call);
 }
 

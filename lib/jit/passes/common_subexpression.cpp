@@ -21,6 +21,24 @@ std::string node_key(const Graph& g, const Node& n) {
   }
   return key;
 }
+// Constants that hold the same single value are one value: a trace records each
+// number operand as a constant of its own (`x * 2 + y * 2` has two 2s), and the
+// nodes reading them can only merge once their inputs are the same value.
+void merge_equal_constants(const Graph& g, const std::vector<bool>& written,
+                           std::vector<ValueId>& replace) {
+  std::map<std::string, ValueId> seen;
+  for (size_t v = 0; v < g.values.size(); ++v) {
+    const Value& val = g.values[v];
+    if (val.kind != ValueKind::Constant || written[v]) continue;
+    auto t = g.tensors.find(val.name);
+    if (t == g.tensors.end() || t->second.numel() != 1 || !t->second.is_cpu()) continue;
+    const Tensor& c = t->second;
+    std::string key = type_str(val) + (val.wrapped_number ? "w:" : ":") +
+                      std::string(static_cast<const char*>(c.data_ptr()), itemsize(c.dtype()));
+    auto [it, fresh] = seen.emplace(std::move(key), static_cast<ValueId>(v));
+    if (!fresh) replace[v] = it->second;
+  }
+}
 }  // namespace
 
 int eliminate_common_subexpressions(Graph& g) {
@@ -31,6 +49,7 @@ int eliminate_common_subexpressions(Graph& g) {
     for (ValueId& v : ids)
       if (v != kNoValue) v = replace[static_cast<size_t>(v)];
   };
+  merge_equal_constants(g, written, replace);
   std::map<std::string, int32_t> seen;
   std::vector<bool> keep(g.nodes.size(), true);
   int merged = 0;
