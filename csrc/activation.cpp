@@ -13,7 +13,7 @@ namespace {
 template <typename... Args>
 auto returns_self(Tensor& (*f)(Tensor&, Args...)) {
   return [f](const py::object& self, Args... args) -> py::object {
-    f(self.cast<Tensor&>(), args...);
+    f(tensor_ref(self), args...);
     return self;
   };
 }
@@ -63,7 +63,7 @@ void bind_activation(py::module_& m, TensorClass& cls) {
   }, input, lower, upper, training, generator);
   m.def("rrelu_", [](const py::object& self, const Scalar& lo, const Scalar& hi, bool train,
                      const py::object& gen) -> py::object {
-    rrelu_(self.cast<Tensor&>(), lo, hi, train, generator_from(gen));
+    rrelu_(tensor_ref(self), lo, hi, train, generator_from(gen));
     return self;
   }, input, lower, upper, training, generator);
 

@@ -17,7 +17,7 @@ using autograd::Node;
 TensorList tensors_or_none(py::handle seq) {
   TensorList out;
   if (seq.is_none()) return out;
-  if (py::isinstance<Tensor>(seq)) return {seq.cast<Tensor>()};
+  if (is_tensor(seq)) return {seq.cast<Tensor>()};
   for (py::handle h : seq) out.push_back(h.is_none() ? Tensor() : h.cast<Tensor>());
   return out;
 }
@@ -52,7 +52,7 @@ autograd::FunctionBackward python_backward(py::object cls, py::object ctx) {
     TensorList out;
     for (size_t i = 0; i < items.size(); ++i) {
       py::handle g = items[i];
-      if (!g.is_none() && !py::isinstance<Tensor>(g))
+      if (!g.is_none() && !is_tensor(g))
         throw py::type_error(py::str(fn->obj.attr("__qualname__")).cast<std::string>() +
                              " returned a " + type_name(g) + " as gradient " +
                              std::to_string(i) + "; expected a Tensor or None");
@@ -66,7 +66,7 @@ autograd::FunctionBackward python_backward(py::object cls, py::object ctx) {
 TensorList tensor_args(py::args args, const char* method) {
   TensorList out;
   for (py::handle h : args) {
-    if (!h.is_none() && !py::isinstance<Tensor>(h))
+    if (!h.is_none() && !is_tensor(h))
       throw py::type_error(std::string(method) + " can only take tensors, but argument " +
                            type_name(h) + " was given");
     out.push_back(h.is_none() ? Tensor() : h.cast<Tensor>());
@@ -76,7 +76,7 @@ TensorList tensor_args(py::args args, const char* method) {
 
 TensorList tensors_among(py::handle seq) {
   TensorList out;
-  for (py::handle h : seq) out.push_back(py::isinstance<Tensor>(h) ? h.cast<Tensor>() : Tensor());
+  for (py::handle h : seq) out.push_back(is_tensor(h) ? h.cast<Tensor>() : Tensor());
   return out;
 }
 
@@ -91,7 +91,7 @@ py::object link_function(py::object cls, py::object ctx, py::tuple args, py::obj
   py::tuple result(outs.size());
   for (size_t j = 0; j < outs.size(); ++j) {
     // The very object comes back when the tensor did (a dirty input, a new output).
-    bool same = py::isinstance<Tensor>(outs[j]) && outs[j].cast<Tensor>().is_same(linked[j]);
+    bool same = is_tensor(outs[j]) && outs[j].cast<Tensor>().is_same(linked[j]);
     result[j] = linked[j].defined() && !same ? py::cast(linked[j]) : py::object(outs[j]);
   }
   if (is_tuple) return std::move(result);
@@ -188,7 +188,7 @@ void bind_autograd(py::module_& m, TensorClass& cls) {
         return t.requires_grad() || (view && view->base.requires_grad());
       }, [](Tensor& t, bool r) { t.requires_grad_(r); })
       .def("requires_grad_", [](py::object self, bool r) {
-        self.cast<Tensor&>().requires_grad_(r);
+        tensor_ref(self).requires_grad_(r);
         return self;
       }, py::arg("requires_grad") = true)
       .def_property("grad", [](const Tensor& t) {
@@ -228,7 +228,7 @@ void bind_autograd(py::module_& m, TensorClass& cls) {
       })
       .def("_remove_hook", &Tensor::remove_hook)
       .def("detach_", [](py::object self) {
-        self.cast<Tensor&>().detach_();
+        tensor_ref(self).detach_();
         return self;
       });
 

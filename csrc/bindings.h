@@ -6,12 +6,11 @@
 #include <pybind11/stl.h>
 
 #include "ember/ember.h"
+#include "tensor_object.h"  // ember.Tensor's type and its pybind11 caster
 
 namespace py = pybind11;
 
 namespace ember::python {
-
-using TensorClass = py::class_<Tensor>;
 
 // A Tensor argument that also accepts a Python number (wrapped as a 0-dim
 // tensor that takes part in type promotion as a number, like PyTorch's).

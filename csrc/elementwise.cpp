@@ -15,7 +15,7 @@ using Fn1 = Tensor (*)(const Tensor&);
 using Fn1_ = Tensor& (*)(Tensor&);
 
 // The Tensor behind a Python object known to be one (an in-place method's self).
-Tensor& self_of(const py::object& self) { return self.cast<Tensor&>(); }
+Tensor& self_of(const py::object& self) { return tensor_ref(self); }
 
 // In-place methods return self itself (x.add_(y) is x), as PyTorch's do:
 // inplace(f), for f(Tensor& self, Args...), binds as (object self, Args...) -> self.

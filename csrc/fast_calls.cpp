@@ -4,8 +4,9 @@
 // sizes.
 //
 // Why: a pybind11 method call builds an argument vector, tries each overload in
-// turn and casts every argument through the generic type registry; with the
-// result's wrapping that is most of a small op's time from Python (docs/PERF.md).
+// turn and converts every argument through its caster: with the Tensor itself
+// wrapped cheaply (tensor_object.h), that is most of what is left of a small op's
+// time from Python (docs/PERF.md).
 // These entry points are plain CPython calls (a number slot, a mapping slot, a
 // METH_FASTCALL method descriptor) that recognize the common argument shapes
 // directly and call the same C++ function the binding calls. Anything they do not
@@ -24,22 +25,11 @@ namespace ember::python {
 
 namespace {
 
-PyTypeObject* g_tensor_type = nullptr;
+// The Tensor held by an ember.Tensor (or a subclass instance), or nullptr for anything else.
+const Tensor* tensor_of(PyObject* o) { return is_tensor(o) ? &unwrap_tensor(o) : nullptr; }
 
-// The Tensor held by an ember.Tensor instance (or a subclass's), or nullptr for
-// anything else, including an instance whose __init__ has not run.
-const Tensor* tensor_of(PyObject* o) {
-  if (Py_TYPE(o) != g_tensor_type && !PyType_IsSubtype(Py_TYPE(o), g_tensor_type)) return nullptr;
-  auto vh = reinterpret_cast<py::detail::instance*>(o)->get_value_and_holder();
-  if (!vh.holder_constructed()) return nullptr;
-  return vh.value_ptr<Tensor>();
-}
-
-// A new reference to a Python object for t, exactly as pybind11 returns a Tensor.
-PyObject* wrap(Tensor&& t) {
-  return py::detail::make_caster<Tensor>::cast(std::move(t), py::return_value_policy::move,
-                                               py::handle()).ptr();
-}
+// A new reference to a Python object for t, exactly as the bindings return a Tensor.
+PyObject* wrap(Tensor&& t) { return wrap_tensor(std::move(t)); }
 
 // Runs f, turning a C++ exception into the Python one pybind11 would raise.
 template <typename F>
@@ -235,7 +225,6 @@ void add_fast_unary_method(const char* name, Tensor (*fn)(const Tensor&)) {
 
 void install_fast_calls(TensorClass& cls) {
   auto* type = reinterpret_cast<PyTypeObject*>(cls.ptr());
-  g_tensor_type = type;
 
   PyNumberMethods* num = type->tp_as_number;
   binaryfunc* slots[kNumSlots] = {&num->nb_add, &num->nb_subtract, &num->nb_multiply,

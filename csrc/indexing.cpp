@@ -27,7 +27,7 @@ int64_t to_int64(PyObject* o) {
 
 // numpy scalars and arrays (anything with dtype and tolist) read as Python values.
 bool is_array_like(py::handle obj) {
-  return !py::isinstance<Tensor>(obj) && py::hasattr(obj, "dtype") && py::hasattr(obj, "tolist");
+  return !is_tensor(obj) && py::hasattr(obj, "dtype") && py::hasattr(obj, "tolist");
 }
 
 std::optional<int64_t> slice_bound(PyObject* o) {
@@ -114,7 +114,7 @@ TensorIndex to_index(py::handle obj) {
   if (PyBool_Check(o)) return TensorIndex(o == Py_True);
   if (PyLong_Check(o)) return TensorIndex(to_int64(o));
   if (PySlice_Check(o)) return TensorIndex(to_slice(o));
-  if (py::isinstance<Tensor>(obj)) return TensorIndex(obj.cast<Tensor>());
+  if (is_tensor(obj)) return TensorIndex(obj.cast<Tensor>());
   if (is_array_like(obj)) {
     py::object v = obj.attr("tolist")();
     if (PyList_Check(v.ptr())) return TensorIndex(sequence_to_tensor(v, false));
@@ -159,7 +159,7 @@ Tensor getitem(const Tensor& self, py::handle obj) {
 
 // A value to write: a tensor, a number, or a (nested) sequence of numbers.
 std::variant<Tensor, Scalar> to_value(py::handle value) {
-  if (py::isinstance<Tensor>(value)) return value.cast<Tensor>();
+  if (is_tensor(value)) return value.cast<Tensor>();
   py::detail::make_caster<Scalar> sc;
   if (sc.load(value, true)) return py::detail::cast_op<Scalar>(sc);
   py::handle seq = value;

@@ -97,7 +97,7 @@ void bind_interop(py::module_& m, TensorClass& cls) {
   m.def("as_tensor", [](py::handle data, std::optional<DType> dtype, py::handle device) {
     return as_tensor(data, dtype, device_arg(device));
   }, py::arg("data"), py::arg("dtype") = py::none(), py::arg("device") = py::none());
-  m.def("is_tensor", [](py::handle obj) { return py::isinstance<Tensor>(obj); }, py::arg("obj"));
+  m.def("is_tensor", [](py::handle obj) { return is_tensor(obj); }, py::arg("obj"));
   m.def("is_floating_point", [](const Tensor& t) { return t.is_floating_point(); }, py::arg("input"));
   m.def("numel", [](const Tensor& t) { return t.numel(); }, py::arg("input"));
 
@@ -117,7 +117,7 @@ void bind_interop(py::module_& m, TensorClass& cls) {
         return a;
       })
       .def("__deepcopy__", [](py::handle self, py::dict memo) {
-        const Tensor& t = py::cast<const Tensor&>(self);
+        const Tensor& t = tensor_ref(self);
         Tensor c = t.clone();
         c.impl()->requires_grad = t.requires_grad();
         py::object result = py::cast(c);

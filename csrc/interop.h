@@ -35,10 +35,5 @@ Tensor tensor_from_data(py::handle data, std::optional<DType> dtype, std::option
                         bool requires_grad);
 Tensor as_tensor(py::handle data, std::optional<DType> dtype, std::optional<Device> device);
 
-// The ember.Tensor held by a Python object known to be one (no type check).
-inline const Tensor& unwrap_tensor(py::handle self) {
-  auto* inst = reinterpret_cast<py::detail::instance*>(self.ptr());
-  return *inst->get_value_and_holder().value_ptr<Tensor>();
-}
 
 }  // namespace ember::python

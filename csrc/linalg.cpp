@@ -13,7 +13,7 @@ std::string type_name(const py::handle& v) {
 }
 
 bool is_int(const py::handle& v) {
-  return PyIndex_Check(v.ptr()) && !PyBool_Check(v.ptr()) && !py::isinstance<Tensor>(v);
+  return PyIndex_Check(v.ptr()) && !PyBool_Check(v.ptr()) && !is_tensor(v);
 }
 
 // An int or a sequence of ints (PyTorch's _size_2_t and friends).

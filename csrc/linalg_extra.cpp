@@ -33,7 +33,7 @@ Tensor einsum_py(const py::args& args) {
   if (py::isinstance<py::str>(args[0])) {
     std::string eq = args[0].cast<std::string>();
     TensorList ops;
-    if (args.size() == 2 && !py::isinstance<Tensor>(args[1])) ops = args[1].cast<TensorList>();
+    if (args.size() == 2 && !is_tensor(args[1])) ops = args[1].cast<TensorList>();
     else
       for (size_t i = 1; i < args.size(); ++i) ops.push_back(args[i].cast<Tensor>());
     return einsum(eq, ops);
@@ -88,7 +88,7 @@ void bind_products(py::module_& m, TensorClass& cls) {
     def_op(m, cls, "addbmm", &addbmm, py::arg("batch1"), py::arg("batch2"), s...);
   }, scales);
   m.def("chain_matmul", [](const py::args& args) {
-    if (args.size() == 1 && !py::isinstance<Tensor>(args[0])) return chain_matmul(args[0].cast<TensorList>());
+    if (args.size() == 1 && !is_tensor(args[0])) return chain_matmul(args[0].cast<TensorList>());
     return chain_matmul(args.cast<TensorList>());
   });
   def_op(m, cls, "matrix_power", &matrix_power, py::arg("n"));

@@ -41,8 +41,8 @@ Tensor to_any(const Tensor& self, const py::args& args, const py::kwargs& kwargs
   for (const py::handle& a : args) {
     if (py::isinstance<DType>(a)) dtype = a.cast<DType>();
     else if (py::isinstance<Device>(a) || py::isinstance<py::str>(a)) device = device_from(a);
-    else if (py::isinstance<Tensor>(a)) {
-      const Tensor& o = a.cast<const Tensor&>();
+    else if (is_tensor(a)) {
+      const Tensor& o = tensor_ref(a);
       device = o.device();
       dtype = o.dtype();
     } else if (PyBool_Check(a.ptr())) {
@@ -66,14 +66,8 @@ Tensor to_any(const Tensor& self, const py::args& args, const py::kwargs& kwargs
 // What Python subclasses of Tensor (nn.Parameter) need: a constructor from a tensor
 // and the `data` property.
 void bind_subclassing(TensorClass& cls) {
-  // Tensor(data, requires_grad=False): a detached alias of data (same memory), like
-  // torch.Tensor(tensor). It is what Python subclasses (nn.Parameter, through
-  // Tensor._make_subclass in _tensor.py) call to become a tensor.
-  cls.def(py::init([](const Tensor& data, bool requires_grad) {
-    Tensor alias = data.detach();
-    alias.requires_grad_(requires_grad);
-    return alias;
-  }), py::arg("data"), py::arg("requires_grad") = false);
+  // Tensor(data, requires_grad=False) is the type's tp_init (tensor_object.cpp):
+  // pybind11 binds __init__ only for its own classes.
 
   // t.data: a detached alias. Assigning re-points this Python object (and every
   // reference to it, e.g. a Parameter held by a Module and an optimizer) at the new
@@ -94,7 +88,7 @@ void bind_subclassing(TensorClass& cls) {
 }  // namespace
 
 TensorClass bind_tensor(py::module_& m) {
-  TensorClass cls(m, "Tensor", py::dynamic_attr());
+  TensorClass cls(m);
   cls.def_property_readonly("_shape", [](const Tensor& t) { return dims_tuple(t.sizes()); })
       .def("_size", [](const Tensor& t) { return dims_tuple(t.sizes()); })
       .def("_size", [](const Tensor& t, int64_t d) { return t.size(d); })

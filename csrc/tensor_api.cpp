@@ -9,7 +9,7 @@ namespace {
 
 // An int or a sequence of ints (torch's IntArrayRef arguments accept both).
 IntList ints(py::handle obj, const char* op, const char* arg) {
-  if (PyIndex_Check(obj.ptr()) && !PyBool_Check(obj.ptr()) && !py::isinstance<Tensor>(obj))
+  if (PyIndex_Check(obj.ptr()) && !PyBool_Check(obj.ptr()) && !is_tensor(obj))
     return {obj.cast<int64_t>()};
   try {
     return obj.cast<IntList>();
@@ -21,7 +21,7 @@ IntList ints(py::handle obj, const char* op, const char* arg) {
 
 // f(*tensors) or f(tensors): torch's varargs tensor lists.
 TensorList tensor_varargs(const py::args& args) {
-  if (args.size() == 1 && !py::isinstance<Tensor>(args[0])) return args[0].cast<TensorList>();
+  if (args.size() == 1 && !is_tensor(args[0])) return args[0].cast<TensorList>();
   return args.cast<TensorList>();
 }
 
@@ -144,7 +144,7 @@ void bind_stacking(py::module_& m, TensorClass& cls) {
   auto atleast = [&m](const char* name, Tensor (*one)(const Tensor&),
                       TensorList (*many)(const TensorList&)) {
     m.def(name, [one, many](py::args a) -> py::object {
-      if (a.size() == 1 && py::isinstance<Tensor>(a[0])) return py::cast(one(a[0].cast<Tensor>()));
+      if (a.size() == 1 && is_tensor(a[0])) return py::cast(one(a[0].cast<Tensor>()));
       return as_tuple(many(tensor_varargs(a)));
     });
   };
@@ -198,7 +198,7 @@ void bind_scatters(py::module_& m, TensorClass& cls) {
         py::arg("with_replacement") = false);
   using Opt = std::optional<int64_t>;
   auto ri = [](const Tensor& t, py::handle repeats, Opt dim, Opt output_size) {
-    if (py::isinstance<Tensor>(repeats))
+    if (is_tensor(repeats))
       return repeat_interleave(t, repeats.cast<Tensor>(), dim, output_size);
     return repeat_interleave(t, repeats.cast<int64_t>(), dim, output_size);
   };

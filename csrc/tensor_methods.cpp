@@ -83,7 +83,7 @@ void bind_tensor_methods(py::module_&, TensorClass& cls) {
   cls.def("new_tensor", [](const Tensor& t, py::handle data, py::kwargs kw) {
     TensorOptions o = like_self(t, kw, "new_tensor");
     py::object made = py::module_::import("ember").attr("tensor")(
-        py::isinstance<Tensor>(data) ? py::object(py::cast(data.cast<Tensor>().detach())) :
+        is_tensor(data) ? py::object(py::cast(data.cast<Tensor>().detach())) :
                                        py::reinterpret_borrow<py::object>(data),
         py::arg("dtype") = *o.dtype_, py::arg("device") = o.device_);
     return with_grad(made.cast<Tensor>(), o);

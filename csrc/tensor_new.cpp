@@ -65,8 +65,8 @@ Item classify(PyObject* o) {
   if (PyBool_Check(o)) return leaf(Scalar(o == Py_True), kBool);
   if (PyList_Check(o) || PyTuple_Check(o)) return {Item::kSequence, {}, kFloat32, {}};
   py::handle h(o);
-  if (py::isinstance<Tensor>(h)) {
-    const Tensor& t = py::cast<const Tensor&>(h);
+  if (is_tensor(h)) {
+    const Tensor& t = tensor_ref(h);
     if (t.dim() == 0) return leaf(t.item(), t.dtype());
     return {Item::kBlock, {}, t.dtype(), t};
   }
@@ -235,8 +235,8 @@ Tensor tensor_from_data(py::handle data, std::optional<DType> dtype, std::option
                         bool requires_grad) {
   NoTraceGuard host_data;  // in a trace, the result is a constant (see lib/jit/tracer.h)
   Tensor result;
-  if (py::isinstance<Tensor>(data)) {
-    Tensor src = py::cast<const Tensor&>(data).detach();
+  if (is_tensor(data)) {
+    Tensor src = tensor_ref(data).detach();
     result = src.to(device.value_or(src.device()), dtype.value_or(src.dtype()), false, true);
   } else if (is_numpy_array(data) || is_numpy_scalar(data) ||
              (!PyList_Check(data.ptr()) && !PyTuple_Check(data.ptr()) && is_array_like(data))) {
@@ -255,8 +255,8 @@ Tensor tensor_from_data(py::handle data, std::optional<DType> dtype, std::option
 }
 
 Tensor as_tensor(py::handle data, std::optional<DType> dtype, std::optional<Device> device) {
-  if (py::isinstance<Tensor>(data)) {
-    const Tensor& t = py::cast<const Tensor&>(data);
+  if (is_tensor(data)) {
+    const Tensor& t = tensor_ref(data);
     return t.to(device.value_or(t.device()), dtype.value_or(t.dtype()));
   }
   if (is_numpy_array(data)) {
