@@ -31,6 +31,12 @@ def small_ops():
     (ex, tx) = pair(4, 8)
     cases.append(Case("small ops", "x.view(8, 4)", lambda: ex.view(8, 4), lambda: tx.view(8, 4)))
     cases.append(Case("small ops", "x[1]", lambda: ex[1], lambda: tx[1]))
+    # Small products: a kernel's own overhead shows here (it once dispatched views).
+    (em, tm), (ew, tw), (eb4, tb4) = pair(4, 4), pair(4, 4), pair(4)
+    cases.append(Case("small ops", "m @ w, 4x4 float32", lambda: em @ ew, lambda: tm @ tw))
+    cases.append(Case("small ops", "F.linear(m, w, b), 4x4 float32",
+                      lambda: ember.nn.functional.linear(em, ew, eb4),
+                      lambda: torch.nn.functional.linear(tm, tw, tb4)))
     return cases
 
 

@@ -1,5 +1,5 @@
 // Fast paths in front of the pybind11 bindings of the hottest Tensor calls: the
-// arithmetic operators (a + b, a * 2.0), indexing (x[i]), the no-argument
+// arithmetic operators (a + b, a * 2.0, a @ b), indexing (x[i]), the no-argument
 // elementwise and reduction methods (x.relu(), x.sum()) and view/reshape with int
 // sizes.
 //
@@ -75,6 +75,7 @@ struct BinarySlot {
   BinaryFn fn;
   const char* name;      // "__add__"
   const char* reflected; // "__radd__"
+  bool numbers;          // a Python number operand is taken (not for @)
   PyObject* name_str = nullptr;
   PyObject* reflected_str = nullptr;
 };
@@ -83,12 +84,14 @@ Tensor add_fn(const Tensor& a, const Tensor& b) { return add(a, b); }
 Tensor sub_fn(const Tensor& a, const Tensor& b) { return sub(a, b); }
 Tensor mul_fn(const Tensor& a, const Tensor& b) { return mul(a, b); }
 Tensor div_fn(const Tensor& a, const Tensor& b) { return div(a, b); }
+Tensor matmul_fn(const Tensor& a, const Tensor& b) { return matmul(a, b); }
 
-enum SlotIndex { kAdd, kSub, kMul, kDiv, kNumSlots };
-std::array<BinarySlot, kNumSlots> g_slots = {{{&add_fn, "__add__", "__radd__"},
-                                              {&sub_fn, "__sub__", "__rsub__"},
-                                              {&mul_fn, "__mul__", "__rmul__"},
-                                              {&div_fn, "__truediv__", "__rtruediv__"}}};
+enum SlotIndex { kAdd, kSub, kMul, kDiv, kMatmul, kNumSlots };
+std::array<BinarySlot, kNumSlots> g_slots = {{{&add_fn, "__add__", "__radd__", true},
+                                              {&sub_fn, "__sub__", "__rsub__", true},
+                                              {&mul_fn, "__mul__", "__rmul__", true},
+                                              {&div_fn, "__truediv__", "__rtruediv__", true},
+                                              {&matmul_fn, "__matmul__", "__rmatmul__", false}}};
 
 // The bindings' protocol for operands the fast path does not take.
 PyObject* binary_protocol(const BinarySlot& slot, PyObject* a, PyObject* b, bool a_tensor,
@@ -109,8 +112,10 @@ PyObject* binary_slot(PyObject* a, PyObject* b) {
   const Tensor* y = tensor_of(b);
   Scalar n;
   if (x && y) return guarded([&] { return wrap(slot.fn(*x, *y)); });
-  if (x && number_of(b, n)) return guarded([&] { return wrap(slot.fn(*x, wrap_number(n))); });
-  if (y && number_of(a, n)) return guarded([&] { return wrap(slot.fn(wrap_number(n), *y)); });
+  if (slot.numbers && x && number_of(b, n))
+    return guarded([&] { return wrap(slot.fn(*x, wrap_number(n))); });
+  if (slot.numbers && y && number_of(a, n))
+    return guarded([&] { return wrap(slot.fn(wrap_number(n), *y)); });
   return binary_protocol(slot, a, b, x != nullptr, y != nullptr);
 }
 
@@ -228,9 +233,9 @@ void install_fast_calls(TensorClass& cls) {
 
   PyNumberMethods* num = type->tp_as_number;
   binaryfunc* slots[kNumSlots] = {&num->nb_add, &num->nb_subtract, &num->nb_multiply,
-                                  &num->nb_true_divide};
+                                  &num->nb_true_divide, &num->nb_matrix_multiply};
   binaryfunc fast[kNumSlots] = {&binary_slot<kAdd>, &binary_slot<kSub>, &binary_slot<kMul>,
-                                &binary_slot<kDiv>};
+                                &binary_slot<kDiv>, &binary_slot<kMatmul>};
   for (int i = 0; i < kNumSlots; ++i) {
     EMBER_CHECK(*slots[i] != nullptr, "install_fast_calls: Tensor has no ", g_slots[i].name);
     g_slots[i].name_str = PyUnicode_InternFromString(g_slots[i].name);

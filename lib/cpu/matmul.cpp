@@ -6,6 +6,8 @@
 // rounded once at the end; integers run the reference loops of gemm_ref.h.
 #include <omp.h>
 
+#include <algorithm>
+
 #include "cpu/blas.h"
 #include "cpu/blas_layout.h"
 #include "cpu/dtype_dispatch.h"
@@ -18,6 +20,19 @@
 namespace ember::cpu {
 
 namespace {
+
+// t with the given geometry over its storage, built directly rather than through a
+// dispatched view op: a kernel runs below autograd and the tracer, and a dispatched
+// unsqueeze (view tracking included) cost more than a 4x4 product itself.
+Tensor raw_view(const Tensor& t, DimVector sizes, DimVector strides) {
+  return Tensor(make_intrusive<TensorImpl>(t.impl()->storage(), t.storage_offset(), std::move(sizes),
+                                           std::move(strides), t.dtype()));
+}
+
+// A matrix [m, n] as a batch of one, [1, m, n].
+Tensor as_batch(const Tensor& t) {
+  return raw_view(t, {1, t.size(0), t.size(1)}, {std::max<int64_t>(t.numel(), 1), t.stride(0), t.stride(1)});
+}
 
 // Per-matrix products below this many multiply-adds run one matrix per thread
 // (BLAS single-threaded inside); above it, one matrix at a time, BLAS threaded.
@@ -115,7 +130,7 @@ Tensor output_or_new(OpCall& call, const DimVector& sizes, DType dtype) {
 void mm_kernel(OpCall& call) {
   const Tensor &a = call.in(0), &b = call.in(1);
   Tensor out = output_or_new(call, {a.size(0), b.size(1)}, a.dtype());
-  batched_gemm(a.unsqueeze(0), b.unsqueeze(0), out.unsqueeze(0), 1, 0, "mm");
+  batched_gemm(as_batch(a), as_batch(b), as_batch(out), 1, 0, "mm");
 }
 
 // bmm: in self [B,m,k], mat2 [B,k,n].
@@ -133,13 +148,12 @@ void addmm_kernel(OpCall& call) {
   Tensor out = output_or_new(call, {a.size(0), b.size(1)}, a.dtype());
   bool use_self = beta.to_double() != 0.0;
   if (use_self && !out.is_same(self)) out.copy_(self);
-  batched_gemm(a.unsqueeze(0), b.unsqueeze(0), out.unsqueeze(0), alpha, use_self ? beta : Scalar(0),
-               "addmm");
+  batched_gemm(as_batch(a), as_batch(b), as_batch(out), alpha, use_self ? beta : Scalar(0), "addmm");
 }
 
 template <typename T>
 void gemv_blas(const Tensor& a_in, const Tensor& x_in, const Tensor& y) {
-  Tensor a = a_in.unsqueeze(0);
+  Tensor a = as_batch(a_in);
   if (!matrix_layout(a).ok) a = a.contiguous();
   Tensor x = x_in.stride(0) > 0 || x_in.size(0) <= 1 ? x_in : x_in.contiguous();
   BlasLayout la = matrix_layout(a);
@@ -162,7 +176,9 @@ void mv_kernel(OpCall& call) {
   Tensor y = out.is_contiguous() ? out : empty(out.sizes(), TensorOptions(out.dtype()));
   if (a.dtype() == kFloat32) gemv_blas<float>(a, x, y);
   else if (a.dtype() == kFloat64) gemv_blas<double>(a, x, y);
-  else batched_gemm(a.unsqueeze(0), x.unsqueeze(1).unsqueeze(0), y.view({1, -1, 1}), 1, 0, "mv");
+  else
+    batched_gemm(as_batch(a), raw_view(x, {1, x.size(0), 1}, {std::max<int64_t>(x.numel(), 1), x.stride(0), 1}),
+                 raw_view(y, {1, y.size(0), 1}, {std::max<int64_t>(y.numel(), 1), y.stride(0), 1}), 1, 0, "mv");
   if (!y.is_same(out)) out.copy_(y);
 }
 

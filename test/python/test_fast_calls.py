@@ -62,6 +62,25 @@ def test_number_operands_both_sides_match_torch(op, i, n):
         _same(eval(expr), expected)
 
 
+@pytest.mark.parametrize("shapes", [((3, 4), (4, 2)), ((4,), (4,)), ((2, 3, 4), (4,)), ((3,), (3, 2)),
+                                    ((0, 3), (3, 2)), ((3, 4), (3, 4))])
+def test_matmul_operator_matches_torch(shapes):
+    rng = np.random.default_rng(0)
+    a, b = (rng.standard_normal(s).astype(np.float32) for s in shapes)
+    try:
+        expected = torch.from_numpy(a) @ torch.from_numpy(b)
+    except RuntimeError:
+        with pytest.raises(RuntimeError):
+            ember.from_numpy(a) @ ember.from_numpy(b)
+        return
+    got = ember.from_numpy(a) @ ember.from_numpy(b)
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-5, atol=1e-5)
+    with pytest.raises(TypeError):
+        ember.from_numpy(a) @ 2  # numbers are not matrices, for torch either
+    with pytest.raises(TypeError):
+        torch.from_numpy(a) @ 2
+
+
 def test_operands_the_fast_path_declines_go_through_the_bindings():
     a = ember.tensor([1.0, 2.0])
     # bool, numpy scalars, huge ints: the bindings' conversions
