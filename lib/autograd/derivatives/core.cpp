@@ -48,10 +48,6 @@ EMBER_DERIVATIVE(uniform_, save_none(), { return {Tensor()}; });
 EMBER_DERIVATIVE(normal_, save_none(), { return {Tensor()}; });
 EMBER_DERIVATIVE(random_, save_none(), { return {Tensor()}; });
 EMBER_DERIVATIVE(bernoulli_, save_none(), { return {Tensor()}; });
-EMBER_NON_DIFFERENTIABLE(arange);
-EMBER_NON_DIFFERENTIABLE(linspace);
-EMBER_NON_DIFFERENTIABLE(eye);
-EMBER_NON_DIFFERENTIABLE(randperm);
 
 }  // namespace
 }  // namespace ember::autograd

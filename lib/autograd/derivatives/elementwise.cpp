@@ -21,27 +21,6 @@ EMBER_DERIVATIVE(div, save_inputs({0, 1}), {
           ctx.needs_grad(1) ? neg(g * ctx.input(0) / (b * b)) : Tensor()};
 });
 
-// Boolean and integer results: no gradient.
-EMBER_NON_DIFFERENTIABLE(isnan);
-EMBER_NON_DIFFERENTIABLE(isinf);
-EMBER_NON_DIFFERENTIABLE(isfinite);
-EMBER_NON_DIFFERENTIABLE(logical_not);
-EMBER_NON_DIFFERENTIABLE(bitwise_not);
-EMBER_NON_DIFFERENTIABLE(eq);
-EMBER_NON_DIFFERENTIABLE(ne);
-EMBER_NON_DIFFERENTIABLE(lt);
-EMBER_NON_DIFFERENTIABLE(le);
-EMBER_NON_DIFFERENTIABLE(gt);
-EMBER_NON_DIFFERENTIABLE(ge);
-EMBER_NON_DIFFERENTIABLE(logical_and);
-EMBER_NON_DIFFERENTIABLE(logical_or);
-EMBER_NON_DIFFERENTIABLE(logical_xor);
-EMBER_NON_DIFFERENTIABLE(bitwise_and);
-EMBER_NON_DIFFERENTIABLE(bitwise_or);
-EMBER_NON_DIFFERENTIABLE(bitwise_xor);
-EMBER_NON_DIFFERENTIABLE(bitwise_left_shift);
-EMBER_NON_DIFFERENTIABLE(bitwise_right_shift);
-
 // ---- activations with a branch on their attrs --------------------------------------------------
 
 EMBER_DERIVATIVE(gelu, save_inputs({0}), {

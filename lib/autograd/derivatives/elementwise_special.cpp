@@ -21,9 +21,6 @@ EMBER_DERIVATIVE(sinc, save_inputs({0}), {
   Tensor d = (px * cos(px) - sin(px)) / (px * x);
   return {ctx.grad(0) * where(eq(x, Scalar(0)), zeros_like(d), d)};
 });
-// Boolean and integer results.
-EMBER_NON_DIFFERENTIABLE(signbit);
-
 // The gradient goes to the input selected (self where other is nan), split in
 // halves on ties, as PyTorch.
 TensorList fextremum_backward(BackwardCtx& ctx, bool is_max) {
@@ -35,8 +32,6 @@ TensorList fextremum_backward(BackwardCtx& ctx, bool is_max) {
 }
 EMBER_DERIVATIVE(fmax, save_inputs({0, 1}), { return fextremum_backward(ctx, true); });
 EMBER_DERIVATIVE(fmin, save_inputs({0, 1}), { return fextremum_backward(ctx, false); });
-EMBER_NON_DIFFERENTIABLE(gcd);
-EMBER_NON_DIFFERENTIABLE(lcm);
 
 }  // namespace
 }  // namespace ember::autograd

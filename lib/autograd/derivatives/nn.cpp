@@ -74,7 +74,6 @@ EMBER_DERIVATIVE(binary_cross_entropy_with_logits, save_inputs({0, 1, 2, 3}), {
                             : Tensor(),
           ctx.needs_grad(3) ? scale * t * softplus_of_neg_x() : Tensor()};
 });
-EMBER_NON_DIFFERENTIABLE(one_hot);
 
 }  // namespace
 }  // namespace ember::autograd

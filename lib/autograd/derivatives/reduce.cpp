@@ -24,11 +24,6 @@ Tensor mean_backward(BackwardCtx& ctx, const Tensor& grad_mean, bool keepdim) {
 // a + b where either may be undefined (an output of a multi-output op got no gradient).
 Tensor add_defined(const Tensor& a, const Tensor& b) { return !a.defined() ? b : !b.defined() ? a : a + b; }
 
-EMBER_NON_DIFFERENTIABLE(argmax);
-EMBER_NON_DIFFERENTIABLE(argmin);
-EMBER_NON_DIFFERENTIABLE(any);
-EMBER_NON_DIFFERENTIABLE(all);
-EMBER_NON_DIFFERENTIABLE(count_nonzero);
 
 }  // namespace
 }  // namespace ember::autograd

@@ -1,7 +1,8 @@
 // Derivative rows of the ops whose values are elements picked from the input
 // (max/min over a dim, sort, topk): the gradient goes back to the picked index,
 // as in PyTorch (the first occurrence at ties, as the forward picks it). Their
-// index outputs and nonzero have no gradient. unique has no row on purpose: as in
+// index outputs have no gradient (nonzero and searchsorted: non_differentiable in their
+// schema rows, generated). unique has no row on purpose: as in
 // PyTorch its values require grad and backward through them raises
 // NotImplementedError (a merged value has no derivative with respect to its copies).
 #include "autograd/derivatives.h"
@@ -40,8 +41,6 @@ EMBER_DERIVATIVE_FULL(topk, save_none(), save_inputs({1}), {
   return {picked_backward(ctx, ctx.attr(1).to_int(), true)};
 });
 
-EMBER_NON_DIFFERENTIABLE(nonzero);
-EMBER_NON_DIFFERENTIABLE(searchsorted);  // integer positions
 
 }  // namespace
 }  // namespace ember::autograd

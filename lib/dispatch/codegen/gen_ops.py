@@ -218,17 +218,22 @@ def emit_derivative_row(r: sch.OpRow) -> str:
 
 
 def emit_derivatives(group: str, rows: list[sch.OpRow]) -> str:
-    rows = [r for r in rows if r.grad]
-    if not rows:  # nothing to compile: no includes either
-        return HEADER + f"// No {group} op has grad formulas in its schema row.\n"
+    formulas = [r for r in rows if r.grad]
+    inert = [r for r in rows if r.derivative == "non_differentiable"]
+    if not formulas and not inert:  # nothing to compile: no includes either
+        return HEADER + f"// No {group} op has grad formulas or is non-differentiable in its schema row.\n"
     out = [HEADER,
-           f"// The derivative rows of the {group} ops whose schema row gives grad formulas\n"
-           "// (lib/dispatch/schema/README.md). The rest are hand-written in\n"
-           f"// lib/autograd/derivatives/.\n"
-           '#include "autograd/derivatives.h"\n#include "autograd/derivatives/formulas.h"\n'
-           f'#include "dispatch/args/{group}.h"\n#include "ember/ember.h"\n\n'
-           "namespace ember::autograd {\nnamespace {\n"]
-    out += [emit_derivative_row(r) for r in rows]
+           f"// The derivative rows the {group} ops' schema rows define: the grad formulas\n"
+           "// (lib/dispatch/schema/README.md) and the rows marked non_differentiable (their\n"
+           "// outputs never require grad). The rest are hand-written in lib/autograd/derivatives/.\n"
+           '#include "autograd/derivatives.h"\n']
+    if formulas:
+        out.append('#include "autograd/derivatives/formulas.h"\n'
+                   f'#include "dispatch/args/{group}.h"\n#include "ember/ember.h"\n')
+    out.append("\nnamespace ember::autograd {\nnamespace {\n")
+    out += [emit_derivative_row(r) for r in formulas]
+    if inert:
+        out.append("\n" + "".join(f"EMBER_NON_DIFFERENTIABLE({r.name});\n" for r in inert))
     out.append("\n}  // namespace\n}  // namespace ember::autograd\n")
     return "".join(out)
 
