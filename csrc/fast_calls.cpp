@@ -1,5 +1,5 @@
 // Fast paths in front of the pybind11 bindings of the hottest Tensor calls: the
-// arithmetic operators (a + b, a * 2.0, a @ b), indexing (x[i]), the no-argument
+// arithmetic operators (a + b, a * 2.0, a @ b, a += b), the comparisons (a < b), indexing (x[i]), the no-argument
 // elementwise and reduction methods (x.relu(), x.sum()) and view/reshape with int
 // sizes.
 //
@@ -117,6 +117,79 @@ PyObject* binary_slot(PyObject* a, PyObject* b) {
   if (slot.numbers && y && number_of(a, n))
     return guarded([&] { return wrap(slot.fn(wrap_number(n), *y)); });
   return binary_protocol(slot, a, b, x != nullptr, y != nullptr);
+}
+
+// ---- in-place operators (a += b) ----
+//
+// The slot gets (a, b) with a the left operand; a tensor a takes a tensor or a
+// Python number b, is written in place, and is itself the result. Anything else goes
+// to the binding's __iadd__, then to CPython's a = a + b when that declines.
+
+using InplaceFn = void (*)(Tensor&, const Tensor&);
+
+struct InplaceSlot {
+  InplaceFn fn;
+  const char* name;  // "__iadd__"
+  PyObject* name_str = nullptr;
+};
+
+void iadd_fn(Tensor& a, const Tensor& b) { add_(a, b); }
+void isub_fn(Tensor& a, const Tensor& b) { sub_(a, b); }
+void imul_fn(Tensor& a, const Tensor& b) { mul_(a, b); }
+void idiv_fn(Tensor& a, const Tensor& b) { div_(a, b); }
+
+std::array<InplaceSlot, 4> g_inplace_slots = {{{&iadd_fn, "__iadd__"}, {&isub_fn, "__isub__"},
+                                               {&imul_fn, "__imul__"}, {&idiv_fn, "__itruediv__"}}};
+
+template <int I>
+PyObject* inplace_slot(PyObject* a, PyObject* b) {
+  const InplaceSlot& slot = g_inplace_slots[I];
+  const Tensor* y = tensor_of(b);
+  Scalar n;
+  if (is_tensor(a) && (y || number_of(b, n))) {
+    return guarded([&]() -> PyObject* {
+      Tensor other = y ? *y : wrap_number(n);  // a copy: b may be a itself
+      slot.fn(unwrap_tensor(a), other);
+      Py_INCREF(a);
+      return a;
+    });
+  }
+  // CPython's own slot for a Python-defined __iadd__ does this lookup.
+  PyObject* method = PyObject_GetAttr(a, slot.name_str);
+  if (!method) {
+    PyErr_Clear();
+    Py_RETURN_NOTIMPLEMENTED;
+  }
+  PyObject* r = PyObject_CallOneArg(method, b);
+  Py_DECREF(method);
+  return r;
+}
+
+// ---- comparisons (a < b, a == b) ----
+//
+// CPython swaps the operands itself for a reflected comparison (2 < a asks a > 2),
+// so the slot always has a tensor on the left when it handles the call.
+
+richcmpfunc g_richcompare_fallback = nullptr;
+
+PyObject* richcompare_slot(PyObject* a, PyObject* b, int op) {
+  const Tensor* x = tensor_of(a);
+  const Tensor* y = tensor_of(b);
+  Scalar n;
+  if (x && (y || number_of(b, n))) {
+    return guarded([&]() -> PyObject* {
+      Tensor other = y ? *y : wrap_number(n);
+      switch (op) {
+        case Py_LT: return wrap(lt(*x, other));
+        case Py_LE: return wrap(le(*x, other));
+        case Py_EQ: return wrap(eq(*x, other));
+        case Py_NE: return wrap(ne(*x, other));
+        case Py_GT: return wrap(gt(*x, other));
+        default: return wrap(ge(*x, other));
+      }
+    });
+  }
+  return g_richcompare_fallback(a, b, op);
 }
 
 // ---- indexing ----
@@ -242,6 +315,19 @@ void install_fast_calls(TensorClass& cls) {
     g_slots[i].reflected_str = PyUnicode_InternFromString(g_slots[i].reflected);
     *slots[i] = fast[i];
   }
+  binaryfunc* inplace[4] = {&num->nb_inplace_add, &num->nb_inplace_subtract,
+                            &num->nb_inplace_multiply, &num->nb_inplace_true_divide};
+  binaryfunc fast_inplace[4] = {&inplace_slot<0>, &inplace_slot<1>, &inplace_slot<2>,
+                                &inplace_slot<3>};
+  for (int i = 0; i < 4; ++i) {
+    EMBER_CHECK(*inplace[i] != nullptr, "install_fast_calls: Tensor has no ", g_inplace_slots[i].name);
+    g_inplace_slots[i].name_str = PyUnicode_InternFromString(g_inplace_slots[i].name);
+    *inplace[i] = fast_inplace[i];
+  }
+  g_richcompare_fallback = type->tp_richcompare;
+  EMBER_CHECK(g_richcompare_fallback != nullptr, "install_fast_calls: Tensor has no comparisons");
+  type->tp_richcompare = &richcompare_slot;
+
   g_getitem_fallback = type->tp_as_mapping->mp_subscript;
   EMBER_CHECK(g_getitem_fallback != nullptr, "install_fast_calls: Tensor has no __getitem__");
   type->tp_as_mapping->mp_subscript = &getitem_slot;

@@ -81,6 +81,66 @@ def test_matmul_operator_matches_torch(shapes):
         torch.from_numpy(a) @ 2
 
 
+@pytest.mark.parametrize("op", ["<", "<=", "==", "!=", ">", ">="])
+@pytest.mark.parametrize("i", range(len(OPERANDS)))
+def test_comparisons_match_torch_both_sides(op, i):
+    ea, ta = OPERANDS[i](ember), OPERANDS[i](torch)
+    eb, tb = OPERANDS[0](ember), OPERANDS[0](torch)
+    for expr in (f"ea {op} 2", f"2 {op} ea", f"ea {op} 0.5", f"ea {op} eb", f"eb {op} ea", f"ea {op} ea"):
+        texpr = expr.replace("ea", "ta").replace("eb", "tb")
+        try:
+            expected = eval(texpr)
+        except Exception as err:  # noqa: BLE001
+            with pytest.raises(type(err)):
+                eval(expr)
+            continue
+        _same(eval(expr), expected)
+
+
+def test_comparisons_with_other_objects_fall_back():
+    a = ember.tensor([1.0, 2.0])
+    assert (a == None) is False  # noqa: E711  (identity, as torch)
+    assert (a != "x") is True
+    with pytest.raises(TypeError):
+        a < "x"
+    assert (a == np.float32(2)).tolist() == [False, True]
+
+
+@pytest.mark.parametrize("op", ["+=", "-=", "*=", "/="])
+@pytest.mark.parametrize("other", ["tensor", "int", "float", "self", "broadcast"])
+def test_inplace_operators_match_torch_and_keep_identity(op, other):
+    def run(m):
+        a = m.tensor([[1.0, -2.0], [3.0, 4.0]])
+        b = {"tensor": m.tensor([[0.5, 2.0], [1.0, -1.0]]), "int": 3, "float": 0.25, "self": a,
+             "broadcast": m.tensor([2.0, 4.0])}[other]
+        before = id(a)
+        namespace = {"a": a, "b": b}
+        exec(f"a {op} b", namespace)
+        assert id(namespace["a"]) == before
+        return namespace["a"]
+    _same(run(ember), run(torch))
+
+
+def test_inplace_operator_errors_leave_the_tensor_unchanged():
+    a = ember.tensor([1, 2], dtype=ember.int64)
+    with pytest.raises(RuntimeError):
+        a /= 2  # float result into an int tensor, as torch
+    assert a.tolist() == [1, 2]
+    a = ember.ones(2, 2)
+    with pytest.raises(RuntimeError):
+        a += ember.ones(3)
+    assert a.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+    w = ember.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError):
+        w += 1  # a leaf that requires grad
+    a = ember.ones(2)
+    a += np.float32(2)  # declined by the fast path, taken by the binding
+    assert a.tolist() == [3.0, 3.0]
+    lst = [1]
+    lst += ember.tensor([5])  # a list on the left: its own in-place add
+    assert len(lst) == 2
+
+
 def test_operands_the_fast_path_declines_go_through_the_bindings():
     a = ember.tensor([1.0, 2.0])
     # bool, numpy scalars, huge ints: the bindings' conversions
