@@ -20,6 +20,19 @@ def _same(e, t):
     np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-6, atol=0)
 
 
+def _like_torch(expr, env):
+    """Evaluates expr with ember tensors (ea, eb) and with torch's (ta, tb) in env: the
+    same values, or the same exception type."""
+    texpr = expr.replace("ea", "ta").replace("eb", "tb")
+    try:
+        expected = eval(texpr, {}, env)
+    except Exception as err:  # noqa: BLE001
+        with pytest.raises(type(err)):
+            eval(expr, {}, env)
+        return
+    _same(eval(expr, {}, env), expected)
+
+
 OPERANDS = [
     lambda m: m.tensor([1.5, -2.0, 3.0]),
     lambda m: m.tensor([[1, 2, 3], [4, 5, 6]], dtype=m.int32),
@@ -35,31 +48,17 @@ NUMBERS = [2, -3, 0.5, 2.0]
 @pytest.mark.parametrize("i", range(len(OPERANDS)))
 @pytest.mark.parametrize("j", range(len(OPERANDS)))
 def test_tensor_tensor_operators_match_torch(op, i, j):
-    ea, ta = OPERANDS[i](ember), OPERANDS[i](torch)
-    eb, tb = OPERANDS[j](ember), OPERANDS[j](torch)
-    try:
-        expected = eval(f"ta {op} tb")
-    except Exception as err:  # noqa: BLE001
-        with pytest.raises(type(err)):
-            eval(f"ea {op} eb")
-        return
-    _same(eval(f"ea {op} eb"), expected)
+    env = dict(ea=OPERANDS[i](ember), ta=OPERANDS[i](torch), eb=OPERANDS[j](ember), tb=OPERANDS[j](torch))
+    _like_torch(f"ea {op} eb", env)
 
 
 @pytest.mark.parametrize("op", ["+", "-", "*", "/"])
 @pytest.mark.parametrize("i", range(len(OPERANDS)))
 @pytest.mark.parametrize("n", NUMBERS)
 def test_number_operands_both_sides_match_torch(op, i, n):
-    ea, ta = OPERANDS[i](ember), OPERANDS[i](torch)
+    env = dict(ea=OPERANDS[i](ember), ta=OPERANDS[i](torch), n=n)
     for expr in (f"ea {op} n", f"n {op} ea"):
-        texpr = expr.replace("ea", "ta")
-        try:
-            expected = eval(texpr)
-        except Exception as err:  # noqa: BLE001
-            with pytest.raises(type(err)):
-                eval(expr)
-            continue
-        _same(eval(expr), expected)
+        _like_torch(expr, env)
 
 
 @pytest.mark.parametrize("shapes", [((3, 4), (4, 2)), ((4,), (4,)), ((2, 3, 4), (4,)), ((3,), (3, 2)),
@@ -84,17 +83,9 @@ def test_matmul_operator_matches_torch(shapes):
 @pytest.mark.parametrize("op", ["<", "<=", "==", "!=", ">", ">="])
 @pytest.mark.parametrize("i", range(len(OPERANDS)))
 def test_comparisons_match_torch_both_sides(op, i):
-    ea, ta = OPERANDS[i](ember), OPERANDS[i](torch)
-    eb, tb = OPERANDS[0](ember), OPERANDS[0](torch)
+    env = dict(ea=OPERANDS[i](ember), ta=OPERANDS[i](torch), eb=OPERANDS[0](ember), tb=OPERANDS[0](torch))
     for expr in (f"ea {op} 2", f"2 {op} ea", f"ea {op} 0.5", f"ea {op} eb", f"eb {op} ea", f"ea {op} ea"):
-        texpr = expr.replace("ea", "ta").replace("eb", "tb")
-        try:
-            expected = eval(texpr)
-        except Exception as err:  # noqa: BLE001
-            with pytest.raises(type(err)):
-                eval(expr)
-            continue
-        _same(eval(expr), expected)
+        _like_torch(expr, env)
 
 
 def test_comparisons_with_other_objects_fall_back():
