@@ -8,28 +8,14 @@
 namespace ember::autograd {
 namespace {
 
-IntList to_list(const DimVector& v) { return IntList(v.begin(), v.end()); }
-
-EMBER_VIEW_DERIVATIVE(view, { return {reshape(ctx.grad(0), to_list(ctx.input_sizes(0)))}; });
-EMBER_VIEW_DERIVATIVE(alias, { return {ctx.grad(0)}; });
-EMBER_VIEW_DERIVATIVE(transpose, {
-  return {transpose(ctx.grad(0), ctx.attr(0).to_int(), ctx.attr(1).to_int())};
-});
+// The other view rows (view, alias, transpose, expand, squeeze, unsqueeze, slice,
+// select) have one-expression formulas in their schema rows (grad.self in
+// lib/dispatch/schema/core.toml), generated into build/generated/autograd/.
 EMBER_VIEW_DERIVATIVE(permute, {
   const DimVector& dims = ctx.attr(0).to_ints();
   IntList inverse(dims.size());
   for (size_t i = 0; i < dims.size(); ++i) inverse[dims[i]] = static_cast<int64_t>(i);
   return {permute(ctx.grad(0), inverse)};
-});
-EMBER_VIEW_DERIVATIVE(expand, { return {sum_to(ctx.grad(0), ctx.input_sizes(0))}; });
-EMBER_VIEW_DERIVATIVE(squeeze, { return {reshape(ctx.grad(0), to_list(ctx.input_sizes(0)))}; });
-EMBER_VIEW_DERIVATIVE(unsqueeze, { return {squeeze(ctx.grad(0), ctx.attr(0).to_int())}; });
-EMBER_VIEW_DERIVATIVE(slice, {
-  return {slice_backward(ctx.grad(0), ctx.input_sizes(0), ctx.attr(0).to_int(), ctx.attr(1).to_int(),
-                         ctx.attr(2).to_int(), ctx.attr(3).to_int())};
-});
-EMBER_VIEW_DERIVATIVE(select, {
-  return {select_backward(ctx.grad(0), ctx.input_sizes(0), ctx.attr(0).to_int(), ctx.attr(1).to_int())};
 });
 EMBER_DERIVATIVE(slice_backward, save_none(), {
   return {slice(ctx.grad(0), ctx.attr(1).to_int(), ctx.attr(2).to_int(), ctx.attr(3).to_int(),

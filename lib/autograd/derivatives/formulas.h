@@ -11,6 +11,8 @@ Tensor expand_reduced(const Tensor& grad, const DimVector& input_sizes, const Di
                       bool keepdim);
 // The number of elements each result reduces.
 int64_t reduced_count(const DimVector& sizes, const DimVector& dims);
+// Sizes as the IntList that reshape takes.
+inline IntList to_list(const DimVector& sizes) { return IntList(sizes.begin(), sizes.end()); }
 // dims as the IntList that keepdim reductions in formulas take.
 IntList reduced_dims(const DimVector& dims);
 // hit (bool, the input's shape) / the number of hits over dims, as `dtype`: a

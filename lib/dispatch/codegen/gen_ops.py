@@ -217,21 +217,46 @@ def emit_derivative_row(r: sch.OpRow) -> str:
             f"{body}\n}});\n")
 
 
+def emit_view_derivative_row(r: sch.OpRow) -> str:
+    """EMBER_VIEW_DERIVATIVE for a view row with a grad formula. A view saves nothing:
+    its formula may name grad, the input's sizes (<input>_sizes), the attrs and ctx,
+    but not the input's values."""
+    if len(r.inputs) != 1 or set(r.grad) != {r.inputs[0].name}:
+        raise ValueError(f"{r.name}: a view's grad formula is for its one tensor input")
+    name = r.inputs[0].name
+    f = r.grad[name]
+    if _uses(f, name) or _uses(f, "result"):
+        raise ValueError(f"{r.name}: a view's grad formula reads {name}_sizes, not {name} or result "
+                         "(a view saves no values)")
+    lines = ["  Tensor grad = ctx.grad(0);"] if _uses(f, "grad") else []
+    if _uses(f, f"{name}_sizes"):
+        lines.append(f"  const DimVector& {name}_sizes = ctx.input_sizes(0);")
+    attrs = [a for a in r.attrs if _uses(f, a.name)]
+    if attrs:
+        lines.append(f"  const auto args = {args_struct_name(r)}::from(ctx);")
+        lines += [f"  const auto& {a.name} = args.{a.name};" for a in attrs]
+    body = "\n".join(lines + [f"  return {{Tensor({f})}};"])
+    return f"\n// {r.func}\n// grad.{name}: {f}\nEMBER_VIEW_DERIVATIVE({r.name}, {{\n{body}\n}});\n"
+
+
 def emit_derivatives(group: str, rows: list[sch.OpRow]) -> str:
-    formulas = [r for r in rows if r.grad]
+    formulas = [r for r in rows if r.grad and r.derivative == "formula"]
+    views = [r for r in rows if r.grad and r.derivative == "view"]
     inert = [r for r in rows if r.derivative == "non_differentiable"]
-    if not formulas and not inert:  # nothing to compile: no includes either
+    if not formulas and not views and not inert:  # nothing to compile: no includes either
         return HEADER + f"// No {group} op has grad formulas or is non-differentiable in its schema row.\n"
     out = [HEADER,
            f"// The derivative rows the {group} ops' schema rows define: the grad formulas\n"
            "// (lib/dispatch/schema/README.md) and the rows marked non_differentiable (their\n"
            "// outputs never require grad). The rest are hand-written in lib/autograd/derivatives/.\n"
            '#include "autograd/derivatives.h"\n']
-    if formulas:
-        out.append('#include "autograd/derivatives/formulas.h"\n'
-                   f'#include "dispatch/args/{group}.h"\n#include "ember/ember.h"\n')
+    if formulas or views:
+        out.append('#include "autograd/derivatives/formulas.h"\n#include "autograd/grad_utils.h"\n'
+                   f'#include "dispatch/args/{group}.h"\n#include "ember/ember.h"\n'
+                   '#include "ember/ops/view_backward.h"\n')
     out.append("\nnamespace ember::autograd {\nnamespace {\n")
     out += [emit_derivative_row(r) for r in formulas]
+    out += [emit_view_derivative_row(r) for r in views]
     if inert:
         out.append("\n" + "".join(f"EMBER_NON_DIFFERENTIABLE({r.name});\n" for r in inert))
     out.append("\n}  // namespace\n}  // namespace ember::autograd\n")

@@ -239,8 +239,8 @@ def _row(entry: dict, group: str, index: int) -> OpRow:
         raise SchemaError(f"{where}: derivative must be one of {sorted(DERIVATIVES)}")
     grad = entry.get("grad", {})
     if grad:
-        if entry["derivative"] != "formula":
-            raise SchemaError(f"{where}: grad formulas need derivative = \"formula\"")
+        if entry["derivative"] not in ("formula", "view"):
+            raise SchemaError(f"{where}: grad formulas need derivative = \"formula\" or \"view\"")
         tensor_names = {a.name for a in args if a.is_tensor and not a.is_list}
         bad = set(grad) - tensor_names
         if bad:
