@@ -56,6 +56,13 @@ Tensor to(const Tensor& self, std::optional<Device> device, std::optional<DType>
 }
 
 Tensor detach(const Tensor& self) {
+  EMBER_CHECK(self.defined(), "detach: expected a defined tensor, got an undefined one");
+  // Outside a trace the alias is made directly: dispatched, it would pass the autograd
+  // layer's view tracking only to have that dropped below (detach was slower than
+  // PyTorch's for it). In a trace it is dispatched, so the graph records it.
+  if (!dispatch_state().tracing)
+    return Tensor(make_intrusive<TensorImpl>(self.impl()->storage(), self.storage_offset(), self.sizes(),
+                                             self.strides(), self.dtype()));
   NoGradGuard no_grad;  // detach is not recorded: its result has no history
   Tensor out = alias(self);
   out.impl()->requires_grad = false;

@@ -227,3 +227,15 @@ def test_integer_indexing_matches_torch():
     row = e[0]
     row[0] = 10.0  # a view: writes reach the base
     assert e[0, 0].item() == 10.0
+
+
+def test_detach_outside_and_inside_a_trace():
+    a = ember.tensor([1.0, 2.0], requires_grad=True)
+    d = a.detach()  # made directly outside a trace
+    assert not d.requires_grad and d.grad_fn is None and d._is_view_of(a)
+    with ember.no_grad():
+        d.mul_(3)
+    assert a.tolist() == [3.0, 6.0] and d._version == a._version
+    # In a trace the detach is recorded, not baked in as a constant.
+    traced = ember.jit.trace(lambda x: x.detach() * 2, ember.ones(2))
+    np.testing.assert_array_equal(traced(ember.tensor([5.0, 7.0])).numpy(), [10.0, 14.0])
