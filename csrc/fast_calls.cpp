@@ -28,9 +28,6 @@ namespace {
 // The Tensor held by an ember.Tensor (or a subclass instance), or nullptr for anything else.
 const Tensor* tensor_of(PyObject* o) { return is_tensor(o) ? &unwrap_tensor(o) : nullptr; }
 
-// A new reference to a Python object for t, exactly as the bindings return a Tensor.
-PyObject* wrap(Tensor&& t) { return wrap_tensor(std::move(t)); }
-
 // Runs f, turning a C++ exception into the Python one pybind11 would raise.
 template <typename F>
 PyObject* guarded(F&& f) {
@@ -42,24 +39,30 @@ PyObject* guarded(F&& f) {
   }
 }
 
-// A Python int or float, read as TensorArg reads a number (bool and other types
-// are left to the binding). False on overflow: the binding raises that error.
+// A Python int (exactly int: bool and int subclasses are left to the binding) that
+// fits in int64. False otherwise, also on overflow: the binding raises that error.
+bool exact_int64(PyObject* o, int64_t& out) {
+  if (!PyLong_CheckExact(o)) return false;
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+  if (overflow || (v == -1 && PyErr_Occurred())) {
+    PyErr_Clear();
+    return false;
+  }
+  out = static_cast<int64_t>(v);
+  return true;
+}
+
+// A Python int or float, read as TensorArg reads a number.
 bool number_of(PyObject* o, Scalar& out) {
   if (PyFloat_CheckExact(o)) {
     out = Scalar(PyFloat_AS_DOUBLE(o));
     return true;
   }
-  if (PyLong_CheckExact(o)) {
-    int overflow = 0;
-    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-    if (overflow || (v == -1 && PyErr_Occurred())) {
-      PyErr_Clear();
-      return false;
-    }
-    out = Scalar(static_cast<int64_t>(v));
-    return true;
-  }
-  return false;
+  int64_t i = 0;
+  if (!exact_int64(o, i)) return false;
+  out = Scalar(i);
+  return true;
 }
 
 // ---- the arithmetic operators (number slots) ----
@@ -111,11 +114,11 @@ PyObject* binary_slot(PyObject* a, PyObject* b) {
   const Tensor* x = tensor_of(a);
   const Tensor* y = tensor_of(b);
   Scalar n;
-  if (x && y) return guarded([&] { return wrap(slot.fn(*x, *y)); });
+  if (x && y) return guarded([&] { return wrap_tensor(slot.fn(*x, *y)); });
   if (slot.numbers && x && number_of(b, n))
-    return guarded([&] { return wrap(slot.fn(*x, wrap_number(n))); });
+    return guarded([&] { return wrap_tensor(slot.fn(*x, wrap_number(n))); });
   if (slot.numbers && y && number_of(a, n))
-    return guarded([&] { return wrap(slot.fn(wrap_number(n), *y)); });
+    return guarded([&] { return wrap_tensor(slot.fn(wrap_number(n), *y)); });
   return binary_protocol(slot, a, b, x != nullptr, y != nullptr);
 }
 
@@ -180,12 +183,12 @@ PyObject* richcompare_slot(PyObject* a, PyObject* b, int op) {
     return guarded([&]() -> PyObject* {
       Tensor other = y ? *y : wrap_number(n);
       switch (op) {
-        case Py_LT: return wrap(lt(*x, other));
-        case Py_LE: return wrap(le(*x, other));
-        case Py_EQ: return wrap(eq(*x, other));
-        case Py_NE: return wrap(ne(*x, other));
-        case Py_GT: return wrap(gt(*x, other));
-        default: return wrap(ge(*x, other));
+        case Py_LT: return wrap_tensor(lt(*x, other));
+        case Py_LE: return wrap_tensor(le(*x, other));
+        case Py_EQ: return wrap_tensor(eq(*x, other));
+        case Py_NE: return wrap_tensor(ne(*x, other));
+        case Py_GT: return wrap_tensor(gt(*x, other));
+        default: return wrap_tensor(ge(*x, other));
       }
     });
   }
@@ -199,7 +202,7 @@ binaryfunc g_getitem_fallback = nullptr;
 PyObject* getitem_slot(PyObject* self, PyObject* key) {
   const Tensor* t = tensor_of(self);
   if (!t) return g_getitem_fallback(self, key);
-  return guarded([&] { return wrap(tensor_getitem(*t, py::handle(key))); });
+  return guarded([&] { return wrap_tensor(tensor_getitem(*t, py::handle(key))); });
 }
 
 // ---- methods ----
@@ -231,26 +234,15 @@ PyObject* call_method(const FastMethod& m, PyObject* self, PyObject* const* args
     bool handled = false;
     PyObject* result = guarded([&]() -> PyObject* {
       handled = m.fn(*t, args, nargs, out);
-      return handled ? wrap(std::move(out)) : nullptr;
+      return handled ? wrap_tensor(std::move(out)) : nullptr;
     });
     if (handled || PyErr_Occurred()) return result;
   }
-  // The binding, with self in front of the arguments.
-  std::array<PyObject*, 9> stack;
-  if (static_cast<size_t>(nargs) + 1 > stack.size() ||
-      (kwnames && static_cast<size_t>(nargs + PyTuple_GET_SIZE(kwnames)) + 1 > stack.size())) {
-    py::tuple full(nargs + 1);
-    full[0] = py::handle(self);
-    for (Py_ssize_t i = 0; i < nargs; ++i) full[i + 1] = py::handle(args[i]);
-    py::dict kw;
-    if (kwnames)
-      for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(kwnames); ++i)
-        kw[PyTuple_GET_ITEM(kwnames, i)] = py::handle(args[nargs + i]);
-    return PyObject_Call(m.fallback, full.ptr(), kw.ptr());
-  }
+  // The binding, with self in front of the positional and keyword arguments.
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  stack[0] = self;
-  for (Py_ssize_t i = 0; i < nargs + nkw; ++i) stack[i + 1] = args[i];
+  SmallVector<PyObject*, 8> stack;
+  stack.push_back(self);
+  for (Py_ssize_t i = 0; i < nargs + nkw; ++i) stack.push_back(args[i]);
   return PyObject_Vectorcall(m.fallback, stack.data(), nargs + 1, kwnames);
 }
 
@@ -278,14 +270,9 @@ std::vector<std::pair<std::string, FastFn>>& pending_methods() {
 bool int_sizes(PyObject* const* args, Py_ssize_t nargs, IntList& sizes) {
   if (nargs == 0) return false;
   for (Py_ssize_t i = 0; i < nargs; ++i) {
-    if (!PyLong_CheckExact(args[i])) return false;
-    int overflow = 0;
-    long long v = PyLong_AsLongLongAndOverflow(args[i], &overflow);
-    if (overflow || (v == -1 && PyErr_Occurred())) {
-      PyErr_Clear();
-      return false;
-    }
-    sizes.push_back(v);
+    int64_t size = 0;
+    if (!exact_int64(args[i], size)) return false;
+    sizes.push_back(size);
   }
   return true;
 }

@@ -1,13 +1,13 @@
 // ember.Tensor's Python type (tensor_object.h).
 #include "tensor_object.h"
 
-#include "interop.h"  // tensor_from_data
-
 #include <cstddef>
 #include <new>
 
 #include <pybind11/detail/exception_translation.h>
 #include <structmember.h>
+
+#include "interop.h"  // tensor_from_data
 
 namespace ember::python {
 

@@ -16,22 +16,19 @@
 #include "dispatch/dispatcher.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/views.h"
+#include "ops/make_view.h"
 
 namespace ember::cpu {
 
 namespace {
 
-// t with the given geometry over its storage, built directly rather than through a
-// dispatched view op: a kernel runs below autograd and the tracer, and a dispatched
-// unsqueeze (view tracking included) cost more than a 4x4 product itself.
-Tensor raw_view(const Tensor& t, DimVector sizes, DimVector strides) {
-  return Tensor(make_intrusive<TensorImpl>(t.impl()->storage(), t.storage_offset(), std::move(sizes),
-                                           std::move(strides), t.dtype()));
-}
-
-// A matrix [m, n] as a batch of one, [1, m, n].
+// A matrix [m, n] as a batch of one, [1, m, n], or a vector [n] as one column
+// [1, n, 1]: views made directly (make_view), since a dispatched unsqueeze (view
+// tracking included) cost more than a 4x4 product itself.
 Tensor as_batch(const Tensor& t) {
-  return raw_view(t, {1, t.size(0), t.size(1)}, {std::max<int64_t>(t.numel(), 1), t.stride(0), t.stride(1)});
+  DimVector sizes{1, t.size(0), t.dim() == 2 ? t.size(1) : 1};
+  DimVector strides{std::max<int64_t>(t.numel(), 1), t.stride(0), t.dim() == 2 ? t.stride(1) : 1};
+  return make_view(t, std::move(sizes), std::move(strides), t.storage_offset());
 }
 
 // Per-matrix products below this many multiply-adds run one matrix per thread
@@ -177,8 +174,7 @@ void mv_kernel(OpCall& call) {
   if (a.dtype() == kFloat32) gemv_blas<float>(a, x, y);
   else if (a.dtype() == kFloat64) gemv_blas<double>(a, x, y);
   else
-    batched_gemm(as_batch(a), raw_view(x, {1, x.size(0), 1}, {std::max<int64_t>(x.numel(), 1), x.stride(0), 1}),
-                 raw_view(y, {1, y.size(0), 1}, {std::max<int64_t>(y.numel(), 1), y.stride(0), 1}), 1, 0, "mv");
+    batched_gemm(as_batch(a), as_batch(x), as_batch(y), 1, 0, "mv");
   if (!y.is_same(out)) out.copy_(y);
 }
 

@@ -6,6 +6,7 @@
 #include "ember/cuda.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/views.h"
+#include "ops/make_view.h"
 
 namespace ember {
 
@@ -61,8 +62,7 @@ Tensor detach(const Tensor& self) {
   // layer's view tracking only to have that dropped below (detach was slower than
   // PyTorch's for it). In a trace it is dispatched, so the graph records it.
   if (!dispatch_state().tracing)
-    return Tensor(make_intrusive<TensorImpl>(self.impl()->storage(), self.storage_offset(), self.sizes(),
-                                             self.strides(), self.dtype()));
+    return make_view(self, self.sizes(), self.strides(), self.storage_offset());
   NoGradGuard no_grad;  // detach is not recorded: its result has no history
   Tensor out = alias(self);
   out.impl()->requires_grad = false;

@@ -9,9 +9,8 @@ void not_implemented(const char* op, DType t) {
   throw NotImplementedError(detail::str(op, ": not implemented for '", scalar_type_name(t), "'"));
 }
 
-void undefined_input(OpId op) {
-  check_defined(op_name(op), Tensor());
-  throw Error("unreachable");  // check_defined raised
+void undefined_input(const char* op) {
+  throw Error(detail::str(op, ": expected a defined tensor, got an undefined one"));
 }
 
 void check_inplace(const char* op, const Tensor& self, DType result, const DimVector& shape) {

@@ -2,6 +2,7 @@
 // (lib/ops/elementwise_*.cpp). Kernels are in lib/cpu; this is the part that
 // validates what the user passed and builds the OpCall.
 #pragma once
+#include "dispatch/call_inputs.h"
 #include "dispatch/dispatcher.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
@@ -14,26 +15,17 @@ namespace ember::elementwise_detail {
 // that an op has no kernel for.
 [[noreturn]] void not_implemented(const char* op, DType t);
 
+[[noreturn]] void undefined_input(const char* op);
 inline void check_defined(const char* op, const Tensor& t) {
-  EMBER_CHECK(t.defined(), op, ": expected a defined tensor, got an undefined one");
+  if (!t.defined()) undefined_input(op);
 }
-[[noreturn]] void undefined_input(OpId op);
 
-// The inputs of a row, copied once each: an initializer list would copy every
-// tensor twice, and each copy is an atomic reference count (a measurable part of
-// a small op's time).
-inline SmallVector<Tensor, 4> inputs_of(OpId op, const Tensor& a) {
-  if (__builtin_expect(!a.defined(), 0)) undefined_input(op);
-  SmallVector<Tensor, 4> in;
-  in.push_back(a);
-  return in;
-}
-inline SmallVector<Tensor, 4> inputs_of(OpId op, const Tensor& a, const Tensor& b) {
-  if (__builtin_expect(!a.defined() || !b.defined(), 0)) undefined_input(op);
-  SmallVector<Tensor, 4> in;
-  in.push_back(a);
-  in.push_back(b);
-  return in;
+// The inputs of a row, each defined (checked before the op's name is looked up) and
+// copied once (call_inputs).
+template <typename... Ts>
+SmallVector<Tensor, 4> inputs_of(OpId op, const Ts&... tensors) {
+  if (__builtin_expect(!(tensors.defined() && ...), 0)) undefined_input(op_name(op));
+  return call_inputs(tensors...);
 }
 
 // Checks that the result of an in-place op (dtype result, broadcast shape shape)

@@ -9,21 +9,16 @@
 #include "autograd/view_tracking.h"
 #include "ember/autograd_function.h"
 #include "ember/ops/shape_index.h"
+#include "dispatch/call_inputs.h"
 #include "dispatch/dispatcher.h"
+#include "ops/make_view.h"
 
 namespace ember {
 
 namespace {
 
-Tensor make_view(const Tensor& self, DimVector sizes, DimVector strides, int64_t offset) {
-  return Tensor(make_intrusive<TensorImpl>(self.impl()->storage(), offset, std::move(sizes),
-                                           std::move(strides), self.dtype()));
-}
-
 Tensor run_view(OpId op, const Tensor& self, SmallVector<Attr, 4> attrs) {
-  SmallVector<Tensor, 4> in;  // not an initializer list: that copies self twice
-  in.push_back(self);
-  OpCall call(op, std::move(in), std::move(attrs));
+  OpCall call(op, call_inputs(self), std::move(attrs));
   return dispatch_one(call);
 }
 
