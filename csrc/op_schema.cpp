@@ -49,8 +49,9 @@ py::object opt_str(const char* s) { return s ? py::object(py::str(s)) : py::obje
 
 py::list op_schemas() {
   py::list out;
-  for (int i = 0; i < kNumOps; ++i) {
+  for (int i = 0; i < kOpCapacity; ++i) {
     OpId op = static_cast<OpId>(i);
+    if (!is_op(op)) continue;
     const OpSchema& s = op_schema(op);
     py::dict row;
     row["name"] = s.name;

@@ -1,7 +1,7 @@
 """How many of the build's object files include a given file (from ninja's recorded
 dependencies): what a change to that file recompiles.
 
-    python scripts/include_fanout.py build generated/dispatch/op_ids.def include/ember/tensor.h
+    python scripts/include_fanout.py build generated/dispatch/op_ids/elementwise.h include/ember/tensor.h
 """
 import subprocess
 import sys

@@ -75,17 +75,17 @@ struct DerivativeRegistrar {
 // Row macros. SAVE_IN / SAVE_OUT are bit masks (ember::autograd::save_inputs({0, 1})).
 #define EMBER_DERIVATIVE_FULL(op, SAVE_IN, SAVE_OUT, ...)                                 \
   static ::ember::autograd::DerivativeRegistrar ember_derivative_##op(                    \
-      ::ember::OpId::op,                                                                   \
+      ::ember::opid::op,                                                                   \
       ::ember::autograd::Derivative{                                                       \
           [](::ember::autograd::BackwardCtx& ctx) -> ::ember::TensorList __VA_ARGS__,      \
           SAVE_IN, SAVE_OUT, false, false})
 #define EMBER_DERIVATIVE(op, SAVE_IN, ...) EMBER_DERIVATIVE_FULL(op, SAVE_IN, 0u, __VA_ARGS__)
 #define EMBER_NON_DIFFERENTIABLE(op)                                       \
   static ::ember::autograd::DerivativeRegistrar ember_derivative_##op(     \
-      ::ember::OpId::op, ::ember::autograd::Derivative{nullptr, 0u, 0u, true, false})
+      ::ember::opid::op, ::ember::autograd::Derivative{nullptr, 0u, 0u, true, false})
 #define EMBER_VIEW_DERIVATIVE(op, ...)                                                     \
   static ::ember::autograd::DerivativeRegistrar ember_derivative_##op(                    \
-      ::ember::OpId::op,                                                                   \
+      ::ember::opid::op,                                                                   \
       ::ember::autograd::Derivative{                                                       \
           [](::ember::autograd::BackwardCtx& ctx) -> ::ember::TensorList __VA_ARGS__,      \
           0u, 0u, false, true})

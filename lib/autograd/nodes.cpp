@@ -50,8 +50,8 @@ void Node::run_pre_hooks(TensorList& grads) {
 
 // ---- the derivative table -----------------------------------------------------
 
-static Derivative g_derivatives[kNumOps];
-static bool g_has_derivative[kNumOps] = {};
+static Derivative g_derivatives[kOpCapacity];
+static bool g_has_derivative[kOpCapacity] = {};
 
 void register_derivative(OpId op, Derivative d) {
   g_derivatives[static_cast<int>(op)] = d;

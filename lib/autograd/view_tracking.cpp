@@ -23,6 +23,7 @@
 #include "autograd/view_tracking.h"
 
 #include "autograd/nodes.h"
+#include "dispatch/op_ids/core.h"
 
 namespace ember::autograd {
 namespace {
@@ -119,9 +120,9 @@ void refresh_view(const Tensor& t) {
 
 void regenerate_view_grad_fn(const Tensor& t) {
   const Tensor& base = view_info(t)->base;
-  static const Derivative* as_strided_row = find_derivative(OpId::as_strided);
+  static const Derivative* as_strided_row = find_derivative(opid::as_strided);
   EMBER_CHECK(as_strided_row, "autograd: the derivative row of as_strided is missing");
-  OpCall call(OpId::as_strided, {base},
+  OpCall call(opid::as_strided, {base},
               {Attr(t.sizes()), Attr(t.strides()), Attr(t.storage_offset())});
   std::shared_ptr<OpNode> node = make_op_node(call, *as_strided_row);
   node->output_meta().push_back(output_meta_of(t));

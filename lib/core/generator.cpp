@@ -11,6 +11,7 @@
 #include "ember/error.h"
 #include "ember/ops/factories.h"
 #include "ember/tensor.h"
+#include "dispatch/op_ids/shape_index.h"
 
 namespace ember {
 

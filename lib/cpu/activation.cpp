@@ -4,6 +4,7 @@
 #include "core/elementwise_math.h"
 #include "cpu/unary_helpers.h"
 #include "cpu/vec_math.h"
+#include "dispatch/op_ids/elementwise.h"
 
 namespace ember::cpu {
 namespace {

@@ -5,6 +5,7 @@
 
 #include "core/special_math.h"
 #include "cpu/elementwise.h"
+#include "dispatch/op_ids/elementwise.h"
 
 namespace ember::cpu {
 namespace {

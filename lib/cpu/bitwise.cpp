@@ -3,6 +3,7 @@
 #include "cpu/elementwise.h"
 #include "core/int_math.h"
 #include "cpu/unary_helpers.h"
+#include "dispatch/op_ids/elementwise.h"
 
 namespace ember::cpu {
 namespace {

@@ -5,6 +5,7 @@
 #include "core/elementwise_math.h"
 #include "cpu/unary_helpers.h"
 #include "ember/ops/views.h"
+#include "dispatch/op_ids/elementwise.h"
 
 namespace ember::cpu {
 namespace {

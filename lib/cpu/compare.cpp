@@ -1,6 +1,7 @@
 // Comparisons (eq, ne, lt, le, gt, ge) and logical and/or/xor: computed in the
 // inputs' promoted dtype, written as bool (Note [Elementwise kernels]).
 #include "cpu/elementwise.h"
+#include "dispatch/op_ids/elementwise.h"
 
 namespace ember::cpu {
 namespace {

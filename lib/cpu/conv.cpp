@@ -10,6 +10,8 @@
 // stacked side by side instead, so each product is wide enough to run at full
 // speed. float16/bfloat16 compute in float32; integers use the reference gemm.
 #include "cpu/conv_common.h"
+#include "dispatch/op_ids/linalg.h"
+#include "dispatch/op_ids/nn_backward.h"
 
 namespace ember::cpu {
 

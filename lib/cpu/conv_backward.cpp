@@ -12,6 +12,7 @@
 // another with im2col and BLAS threaded.
 #include "cpu/conv_common.h"
 #include "cpu/parallel.h"
+#include "dispatch/op_ids/nn_backward.h"
 
 namespace ember::cpu {
 

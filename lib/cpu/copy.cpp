@@ -3,6 +3,7 @@
 #include "cpu/half_convert.h"
 #include "cpu/loops.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/core.h"
 
 namespace ember::cpu {
 

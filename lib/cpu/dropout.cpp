@@ -7,6 +7,7 @@
 #include "cpu/dtype_dispatch.h"
 #include "cpu/parallel.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/nn.h"
 #include "ember/generator.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/views.h"

@@ -7,6 +7,7 @@
 #include "cpu/loops.h"
 #include "cpu/nn_common.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/nn_backward.h"
 #include "ember/ops/factories.h"
 
 namespace ember::cpu {

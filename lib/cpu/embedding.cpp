@@ -5,6 +5,7 @@
 
 #include "cpu/parallel.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/nn.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/views.h"
 

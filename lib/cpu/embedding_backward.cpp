@@ -7,6 +7,7 @@
 
 #include "cpu/nn_backward_common.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/nn_backward.h"
 
 namespace ember::cpu {
 namespace {

@@ -4,6 +4,7 @@
 #include "cpu/dtype_dispatch.h"
 #include "cpu/loops.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/core.h"
 
 namespace ember::cpu {
 namespace {

@@ -13,6 +13,7 @@
 #include "cpu/index_plan.h"
 #include "cpu/loops.h"
 #include "ember/ops/factories.h"
+#include "dispatch/op_ids/shape_index.h"
 
 namespace ember::cpu {
 

@@ -13,6 +13,7 @@
 #include "cpu/dtype_dispatch.h"
 #include "cpu/index_loops.h"
 #include "ember/ops/factories.h"
+#include "dispatch/op_ids/shape_index.h"
 
 namespace ember::cpu {
 namespace {

@@ -10,6 +10,7 @@
 
 #include "cpu/parallel.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/core.h"
 #include "ember/tensor.h"
 
 namespace ember::cpu {
@@ -25,7 +26,7 @@ inline Tensor restride(const Tensor& t, DimVector sizes, DimVector strides, int6
 // tracer and autograd layers: a kernel's internal copy is not an op of its own.
 inline void copy_into(const Tensor& dst, const Tensor& src) {
   if (dst.numel() == 0) return;
-  OpCall call(OpId::copy_, {dst, src}, {Attr(false)});
+  OpCall call(opid::copy_, {dst, src}, {Attr(false)});
   call.outputs.push_back(dst);
   call.device = dst.device();
   dispatch_backend(call);

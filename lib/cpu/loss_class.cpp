@@ -10,6 +10,7 @@
 #include "cpu/logsumexp.h"
 #include "cpu/nn_common.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/nn.h"
 #include "ember/ops/nn.h"
 
 namespace ember::cpu {

@@ -15,6 +15,7 @@
 #include "cpu/logsumexp.h"  // exp_acc
 #include "cpu/nn_backward_common.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/nn_backward.h"
 #include "ember/ops/nn.h"
 
 namespace ember::cpu {

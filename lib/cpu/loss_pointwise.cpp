@@ -11,6 +11,7 @@
 #include "cpu/nn_common.h"
 #include "cpu/vec_math.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/nn.h"
 #include "ember/ops/nn.h"
 
 namespace ember::cpu {

@@ -14,6 +14,7 @@
 #include "cpu/gemm_ref.h"
 #include "cpu/parallel.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/linalg.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/views.h"
 #include "ops/make_view.h"

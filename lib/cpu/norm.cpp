@@ -7,6 +7,7 @@
 
 #include "cpu/nn_common.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/nn.h"
 
 namespace ember::cpu {
 namespace {

@@ -14,6 +14,7 @@
 #include "cpu/optim_operands.h"
 #include "cpu/parallel.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/optim.h"
 #include "ember/ops/views.h"
 
 namespace ember::cpu {

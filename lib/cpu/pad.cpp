@@ -9,6 +9,7 @@
 #include "cpu/pad_index.h"
 #include "cpu/parallel.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/nn.h"
 #include "ember/ops/factories.h"
 
 namespace ember::cpu {

@@ -5,6 +5,7 @@
 #include "cpu/pad_index.h"
 #include "cpu/separable_scatter.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/nn_backward.h"
 #include "ember/ops/factories.h"
 
 namespace ember::cpu {

@@ -11,6 +11,7 @@
 
 #include "cpu/dtype_dispatch.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/linalg.h"
 #include "ember/ops/factories.h"
 #include "cpu/pool_common.h"
 

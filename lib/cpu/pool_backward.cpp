@@ -8,6 +8,7 @@
 #include "cpu/dtype_dispatch.h"
 #include "cpu/pool_common.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/nn_backward.h"
 #include "ember/ops/factories.h"
 
 namespace ember::cpu {

@@ -4,6 +4,7 @@
 
 #include "cpu/elementwise.h"
 #include "core/int_math.h"
+#include "dispatch/op_ids/elementwise.h"
 
 namespace ember::cpu {
 namespace {

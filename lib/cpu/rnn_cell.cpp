@@ -8,6 +8,8 @@
 #include "cpu/parallel.h"
 #include "cpu/vec_math.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/nn.h"
+#include "dispatch/op_ids/nn_backward.h"
 #include "ember/ops/factories.h"
 
 namespace ember::cpu {

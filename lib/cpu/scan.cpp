@@ -9,6 +9,7 @@
 #include "cpu/parallel.h"
 #include "cpu/reduce_outputs.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/reduce.h"
 
 namespace ember::cpu {
 namespace {

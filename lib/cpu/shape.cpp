@@ -6,6 +6,7 @@
 #include "cpu/index_loops.h"
 #include "cpu/shape_copies.h"
 #include "ember/ops/factories.h"
+#include "dispatch/op_ids/shape_index.h"
 
 namespace ember::cpu {
 

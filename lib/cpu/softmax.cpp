@@ -12,6 +12,7 @@
 #include "cpu/reduce_ops.h"
 #include "cpu/reduce_outputs.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/reduce.h"
 
 namespace ember::cpu {
 namespace {

@@ -12,6 +12,7 @@
 #include "cpu/index_loops.h"
 #include "cpu/sort_outputs.h"
 #include "ember/ops/factories.h"
+#include "dispatch/op_ids/shape_index.h"
 
 namespace ember::cpu {
 

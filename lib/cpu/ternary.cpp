@@ -4,6 +4,7 @@
 #include "cpu/elementwise.h"
 #include "cpu/lerp.h"
 #include "ember/ops/views.h"
+#include "dispatch/op_ids/elementwise.h"
 
 namespace ember::cpu {
 namespace {

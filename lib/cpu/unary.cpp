@@ -7,6 +7,7 @@
 #include "cpu/elementwise.h"
 #include "cpu/unary_helpers.h"
 #include "cpu/vec_math.h"
+#include "dispatch/op_ids/elementwise.h"
 
 namespace ember::cpu {
 namespace {

@@ -6,6 +6,7 @@
 #include "core/special_math.h"
 #include "cpu/elementwise.h"
 #include "cpu/unary_helpers.h"
+#include "dispatch/op_ids/elementwise.h"
 
 namespace ember::cpu {
 namespace {

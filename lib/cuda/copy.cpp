@@ -11,6 +11,7 @@
 #include "cuda/cuda_check.h"
 #include "cuda/strided_ops.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/core.h"
 #include "ember/ops/factories.h"
 
 namespace ember::cuda {

@@ -6,7 +6,7 @@
 // CUDA context with "device-side assert triggered"; ember names the op, the bad
 // value and the bound, and the device stays usable.
 //
-//   host:    DeviceErrorReporter err = device_error_reporter(device, OpId::gather);  // a kernel argument
+//   host:    DeviceErrorReporter err = device_error_reporter(device, opid::gather);  // a kernel argument
 //   kernel:  if (i < 0 || i >= n) { err.report(DeviceErrorKind::IndexOutOfRange, i, n); continue; }
 //
 // A kernel that reports skips the bad element (its output there is unspecified

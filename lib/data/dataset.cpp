@@ -7,6 +7,8 @@
 #include "ember/error.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/shape_index.h"
+#include "dispatch/op_ids/reduce.h"
+#include "dispatch/op_ids/shape_index.h"
 
 namespace ember::data {
 

@@ -5,10 +5,10 @@
 namespace ember {
 
 namespace {
-KernelFn g_kernels[kNumOps][kNumDeviceTypes] = {};
+KernelFn g_kernels[kOpCapacity][kNumDeviceTypes] = {};
 LayerFn g_tracer_layer = nullptr;
 LayerFn g_autograd_layer = nullptr;
-bool g_always_autograd[kNumOps] = {};
+bool g_always_autograd[kOpCapacity] = {};
 
 // The device every tensor input is on. A 0-dim CPU tensor may join tensors of
 // another device (as in PyTorch), so a Python number never forces a copy.

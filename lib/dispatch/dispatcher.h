@@ -72,4 +72,4 @@ inline Tensor dispatch_one(OpCall& call) {
 // In a kernel file:  EMBER_REGISTER_KERNEL(add, CPU, add_kernel);
 #define EMBER_REGISTER_KERNEL(op, device, fn)                                             \
   static ::ember::KernelRegistrar ember_kernel_registrar_##op##_##device(                 \
-      ::ember::OpId::op, ::ember::DeviceType::device, fn)
+      ::ember::opid::op, ::ember::DeviceType::device, fn)

@@ -2,25 +2,24 @@
 
 #include <cstring>
 
+#include "dispatch/op_schema.h"
+
 namespace ember {
 
-static const char* const kOpNames[] = {
-#define EMBER_OP(name) #name,
-#include "dispatch/op_ids.def"  // generated
-#undef EMBER_OP
-};
-static_assert(sizeof(kOpNames) / sizeof(kOpNames[0]) == kNumOps,
-              "op name table out of step with the OpId enum");
+// The generated table (build/generated/dispatch/op_schema_table.cpp), indexed by id.
+extern const OpSchema kOpSchemas[kOpCapacity];
 
-const char* op_name(OpId op) {
+bool is_op(OpId op) {
   int i = static_cast<int>(op);
-  return i >= 0 && i < kNumOps ? kOpNames[i] : "<invalid op>";
+  return i >= 0 && i < kOpCapacity && kOpSchemas[i].name != nullptr;
 }
 
+const char* op_name(OpId op) { return is_op(op) ? kOpSchemas[static_cast<int>(op)].name : "<invalid op>"; }
+
 OpId op_from_name(const char* name) {
-  for (int i = 0; i < kNumOps; ++i)
-    if (std::strcmp(kOpNames[i], name) == 0) return static_cast<OpId>(i);
-  return OpId::COUNT;
+  for (int i = 0; i < kOpCapacity; ++i)
+    if (kOpSchemas[i].name && std::strcmp(kOpSchemas[i].name, name) == 0) return static_cast<OpId>(i);
+  return kNoOp;
 }
 
 }  // namespace ember

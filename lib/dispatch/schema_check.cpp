@@ -9,7 +9,7 @@
 
 namespace ember {
 
-extern const OpSchema kOpSchemas[kNumOps];
+extern const OpSchema kOpSchemas[kOpCapacity];
 
 const OpSchema& op_schema(OpId op) { return kOpSchemas[static_cast<int>(op)]; }
 

@@ -1,5 +1,7 @@
 // The graph IR: building and printing (lib/jit/graph.h).
 #include "jit/graph.h"
+#include "dispatch/op_ids/core.h"
+#include "dispatch/op_ids/nn.h"
 
 #include <cmath>
 #include <sstream>
@@ -28,8 +30,8 @@ int32_t Graph::add_node(OpId op, std::vector<ValueId> in, std::vector<Attr> attr
 
 bool draws_random_numbers(OpId op) {
   switch (op) {
-    case OpId::uniform_: case OpId::normal_: case OpId::random_: case OpId::randperm:
-    case OpId::bernoulli_: case OpId::dropout:
+    case opid::uniform_: case opid::normal_: case opid::random_: case opid::randperm:
+    case opid::bernoulli_: case opid::dropout:
       return true;
     default:
       return false;
@@ -39,7 +41,7 @@ bool draws_random_numbers(OpId op) {
 bool has_side_effects(const Node& node) {
   if (!node.preset.empty() || draws_random_numbers(node.op)) return true;
   // Training-mode batch norm updates its running statistics in place.
-  return node.op == OpId::batch_norm && !node.attrs.empty() &&
+  return node.op == opid::batch_norm && !node.attrs.empty() &&
          std::holds_alternative<bool>(node.attrs[0].value()) && node.attrs[0].to_bool();
 }
 

@@ -40,8 +40,7 @@ class GraphChecker {
     return v.kind == ValueKind::Parameter || v.kind == ValueKind::Constant;
   }
   std::string node_name(int32_t k) const {
-    int op = static_cast<int>(g_.nodes[k].op);
-    return detail::str("node ", k, " (", op < kNumOps ? op_name(g_.nodes[k].op) : "?", ")");
+    return detail::str("node ", k, " (", is_op(g_.nodes[k].op) ? op_name(g_.nodes[k].op) : "?", ")");
   }
 
   void check_counts() const {
@@ -125,7 +124,7 @@ class GraphChecker {
 
   void check_node(int32_t k) {
     const Node& n = g_.nodes[k];
-    if (static_cast<int>(n.op) >= kNumOps) fail("node ", k, " has an invalid op");
+    if (!is_op(n.op)) fail("node ", k, " has an invalid op");
     if (!invoker_for(n.op))
       fail(node_name(k), ": the op '", op_name(n.op), "' is not supported in model files");
     if (n.inputs.size() > kMaxNodeInputs || n.preset.size() > kMaxNodeInputs ||

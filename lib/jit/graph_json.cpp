@@ -210,7 +210,7 @@ class GraphReader {
     expect_fields(j, {"op", "inputs", "attrs", "preset", "outputs"}, where);
     std::string op = string(field(j, "op", where), where + " \"op\"");
     OpId id = op_from_name(op.c_str());
-    if (id == OpId::COUNT || op.find('\0') != std::string::npos)
+    if (id == kNoOp || op.find('\0') != std::string::npos)
       fail(where, "uses the unknown op '", serialize::printable(op), "'");
     Node n{id, ids(field(j, "inputs", where), where + " \"inputs\""), {}, {}, {}};
     const Json& attrs = array_field(j, "attrs", where);

@@ -6,7 +6,7 @@
 namespace ember::jit {
 
 namespace {
-InvokeFn g_invokers[kNumOps] = {};
+InvokeFn g_invokers[kOpCapacity] = {};
 
 const char* kind_name(const Attr& a) {
   static const char* const names[] = {"None", "a bool", "an int",   "a float", "a number",
@@ -19,7 +19,7 @@ void register_invoker(OpId op, InvokeFn fn) { g_invokers[static_cast<int>(op)] =
 
 InvokeFn invoker_for(OpId op) {
   int i = static_cast<int>(op);
-  return i >= 0 && i < kNumOps ? g_invokers[i] : nullptr;
+  return i >= 0 && i < kOpCapacity ? g_invokers[i] : nullptr;
 }
 
 InvokeArgs::InvokeArgs(const Graph& graph, int32_t node_index, const std::vector<Tensor>& inputs,

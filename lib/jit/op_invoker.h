@@ -100,4 +100,4 @@ struct InvokerRegistrar {
 //   EMBER_REGISTER_INVOKER(add, [](const InvokeArgs& a) -> std::vector<Tensor> { ... });
 #define EMBER_REGISTER_INVOKER(op, ...)                       \
   static ::ember::jit::InvokerRegistrar ember_invoker_##op(   \
-      ::ember::OpId::op, static_cast<::ember::jit::InvokeFn>(__VA_ARGS__))
+      ::ember::opid::op, static_cast<::ember::jit::InvokeFn>(__VA_ARGS__))

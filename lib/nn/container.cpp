@@ -1,4 +1,5 @@
 #include "ember/nn/modules/container.h"
+#include "dispatch/op_ids/shape_index.h"
 
 namespace ember::nn {
 

@@ -6,6 +6,7 @@
 #include "ember/nn/init.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/nn.h"
+#include "dispatch/op_ids/reduce.h"
 
 namespace ember::nn {
 

@@ -82,21 +82,21 @@ Tensor rrelu_noise(const Tensor& self, const Scalar& lower, const Scalar& upper,
 
 Tensor elu(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
   check_floating("elu", self);
-  return unary(OpId::elu, self, EluArgs{alpha, scale, input_scale}.attrs());
+  return unary(opid::elu, self, EluArgs{alpha, scale, input_scale}.attrs());
 }
 Tensor& elu_(Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
   check_floating("elu_", self);
-  return unary_(OpId::elu, self, EluArgs{alpha, scale, input_scale}.attrs());
+  return unary_(opid::elu, self, EluArgs{alpha, scale, input_scale}.attrs());
 }
 Tensor selu(const Tensor& self) { return elu(self, kSeluAlpha, kSeluScale, 1.0); }
 Tensor& selu_(Tensor& self) { return elu_(self, kSeluAlpha, kSeluScale, 1.0); }
 Tensor celu(const Tensor& self, const Scalar& alpha) {
   check_floating("celu", self);
-  return unary(OpId::elu, self, celu_attrs(alpha));
+  return unary(opid::elu, self, celu_attrs(alpha));
 }
 Tensor& celu_(Tensor& self, const Scalar& alpha) {
   check_floating("celu_", self);
-  return unary_(OpId::elu, self, celu_attrs(alpha));
+  return unary_(opid::elu, self, celu_attrs(alpha));
 }
 
 // ---- clamps ------------------------------------------------------------------------------------
@@ -104,12 +104,12 @@ Tensor& celu_(Tensor& self, const Scalar& alpha) {
 Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
   check_not_bool("hardtanh", self);
   check_hardtanh_bounds(min_val, max_val);
-  return unary(OpId::hardtanh, self, {Attr(min_val), Attr(max_val)});
+  return unary(opid::hardtanh, self, {Attr(min_val), Attr(max_val)});
 }
 Tensor& hardtanh_(Tensor& self, const Scalar& min_val, const Scalar& max_val) {
   check_not_bool("hardtanh_", self);
   check_hardtanh_bounds(min_val, max_val);
-  return unary_(OpId::hardtanh, self, {Attr(min_val), Attr(max_val)});
+  return unary_(opid::hardtanh, self, {Attr(min_val), Attr(max_val)});
 }
 Tensor relu6(const Tensor& self) { return hardtanh(self, 0, 6); }
 Tensor& relu6_(Tensor& self) { return hardtanh_(self, 0, 6); }
@@ -118,13 +118,13 @@ Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& valu
   check_not_bool("threshold", self);
   check_scalar_fits("threshold", threshold, self.dtype());
   check_scalar_fits("threshold", value, self.dtype());
-  return unary(OpId::threshold, self, {Attr(threshold), Attr(value)});
+  return unary(opid::threshold, self, {Attr(threshold), Attr(value)});
 }
 Tensor& threshold_(Tensor& self, const Scalar& threshold, const Scalar& value) {
   check_not_bool("threshold_", self);
   check_scalar_fits("threshold_", threshold, self.dtype());
   check_scalar_fits("threshold_", value, self.dtype());
-  return unary_(OpId::threshold, self, {Attr(threshold), Attr(value)});
+  return unary_(opid::threshold, self, {Attr(threshold), Attr(value)});
 }
 
 // ---- smooth and hard gates -----------------------------------------------------------------
@@ -132,11 +132,11 @@ Tensor& threshold_(Tensor& self, const Scalar& threshold, const Scalar& value) {
 #define EMBER_FLOAT_ACTIVATION(name)                                  \
   Tensor name(const Tensor& self) {                                   \
     check_floating(#name, self);                                      \
-    return unary(OpId::name, self);                                   \
+    return unary(opid::name, self);                                   \
   }                                                                   \
   Tensor& name##_(Tensor& self) {                                     \
     check_floating(#name "_", self);                                  \
-    return unary_(OpId::name, self);                                  \
+    return unary_(opid::name, self);                                  \
   }
 EMBER_FLOAT_ACTIVATION(hardsigmoid)
 EMBER_FLOAT_ACTIVATION(hardswish)
@@ -145,17 +145,17 @@ EMBER_FLOAT_ACTIVATION(mish)
 
 Tensor logsigmoid(const Tensor& self) {
   check_floating("logsigmoid", self);
-  return unary(OpId::logsigmoid, self);
+  return unary(opid::logsigmoid, self);
 }
 
 Tensor softshrink(const Tensor& self, const Scalar& lambd) {
   check_floating("softshrink", self);
   check_softshrink_lambd(self, lambd);
-  return unary(OpId::softshrink, self, {Attr(lambd)});
+  return unary(opid::softshrink, self, {Attr(lambd)});
 }
 Tensor hardshrink(const Tensor& self, const Scalar& lambd) {
   check_floating("hardshrink", self);
-  return unary(OpId::hardshrink, self, {Attr(lambd)});
+  return unary(opid::hardshrink, self, {Attr(lambd)});
 }
 
 // ---- composites -----------------------------------------------------------------------------
@@ -225,26 +225,26 @@ Tensor softmin(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
 
 Tensor elu_backward(const Tensor& grad_output, const Tensor& self, const Scalar& alpha, const Scalar& scale,
                     const Scalar& input_scale) {
-  return backward(OpId::elu_backward, grad_output, self, EluBackwardArgs{alpha, scale, input_scale}.attrs());
+  return backward(opid::elu_backward, grad_output, self, EluBackwardArgs{alpha, scale, input_scale}.attrs());
 }
 Tensor hardtanh_backward(const Tensor& grad_output, const Tensor& self, const Scalar& min_val,
                          const Scalar& max_val) {
-  return backward(OpId::hardtanh_backward, grad_output, self, {Attr(min_val), Attr(max_val)});
+  return backward(opid::hardtanh_backward, grad_output, self, {Attr(min_val), Attr(max_val)});
 }
 Tensor hardsigmoid_backward(const Tensor& grad_output, const Tensor& self) {
-  return backward(OpId::hardsigmoid_backward, grad_output, self);
+  return backward(opid::hardsigmoid_backward, grad_output, self);
 }
 Tensor hardswish_backward(const Tensor& grad_output, const Tensor& self) {
-  return backward(OpId::hardswish_backward, grad_output, self);
+  return backward(opid::hardswish_backward, grad_output, self);
 }
 Tensor mish_backward(const Tensor& grad_output, const Tensor& self) {
-  return backward(OpId::mish_backward, grad_output, self);
+  return backward(opid::mish_backward, grad_output, self);
 }
 Tensor logsigmoid_backward(const Tensor& grad_output, const Tensor& self) {
-  return backward(OpId::logsigmoid_backward, grad_output, self);
+  return backward(opid::logsigmoid_backward, grad_output, self);
 }
 Tensor hardshrink_backward(const Tensor& grad_output, const Tensor& self, const Scalar& lambd) {
-  return backward(OpId::hardshrink_backward, grad_output, self, {Attr(lambd)});
+  return backward(opid::hardshrink_backward, grad_output, self, {Attr(lambd)});
 }
 
 }  // namespace ember

@@ -2,6 +2,7 @@
 // checks with PyTorch's rules and messages, then dispatch) and the composite
 // conv1d (a conv2d over a height of 1).
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/linalg.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/views.h"
 #include "ops/conv_checks.h"
@@ -99,7 +100,7 @@ Tensor conv_nd(const char* op, int64_t nd, const Tensor& input, const Tensor& we
     pad = {0, pad[0]};
     dil = {1, dil[0]};
   }
-  OpCall call(OpId::conv2d, {x, w, bias}, {Attr(st), Attr(pad), Attr(dil), Attr(groups)});
+  OpCall call(opid::conv2d, {x, w, bias}, {Attr(st), Attr(pad), Attr(dil), Attr(groups)});
   Tensor out = dispatch_one(call);
   bool trimmed = false;
   for (int64_t d = 0; d < nd; ++d)
@@ -149,7 +150,7 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor&
     out[d] = (in[d] - 1) * st[d] - 2 * pad[d] + dil[d] * (weight.size(2 + d) - 1) + opad[d] + 1;
   EMBER_CHECK(out[0] > 0 && out[1] > 0, op, ": Given input size per channel: (", sizes_x(in),
               "). Calculated output size per channel: (", sizes_x(out), "). Output size is too small");
-  OpCall call(OpId::conv_transpose2d, {x, weight, bias},
+  OpCall call(opid::conv_transpose2d, {x, weight, bias},
               {Attr(st), Attr(pad), Attr(opad), Attr(groups), Attr(dil)});
   Tensor y = dispatch_one(call);
   return batched ? y : y.squeeze(0);

@@ -3,6 +3,7 @@
 // conv_transpose2d kernel it shares; conv2d_backward_weight in
 // lib/cpu/conv_backward.cpp).
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/nn_backward.h"
 #include "ember/ops/nn_backward.h"
 #include "ops/conv_checks.h"
 #include "ops/nn_checks.h"
@@ -85,7 +86,7 @@ Tensor conv2d_backward_input(const Tensor& grad_output, const Tensor& weight, co
                              int64_t groups) {
   const char* op = "conv2d_backward_input";
   DimVector image = sizes_arg(op, "input_size", input_size);
-  return dispatch_conv_backward(OpId::conv2d_backward_input, op, grad_output, weight, "weight", image,
+  return dispatch_conv_backward(opid::conv2d_backward_input, op, grad_output, weight, "weight", image,
                                 weight.defined() ? weight.sizes() : DimVector{}, image, stride,
                                 padding, dilation, groups);
 }
@@ -95,7 +96,7 @@ Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input, co
                               int64_t groups) {
   const char* op = "conv2d_backward_weight";
   DimVector weight = sizes_arg(op, "weight_size", weight_size);
-  return dispatch_conv_backward(OpId::conv2d_backward_weight, op, grad_output, input, "input",
+  return dispatch_conv_backward(opid::conv2d_backward_weight, op, grad_output, input, "input",
                                 input.defined() ? input.sizes() : DimVector{}, weight, weight, stride,
                                 padding, dilation, groups);
 }

@@ -1,6 +1,7 @@
 // Binary arithmetic op functions (add ... atan2), lerp and where: argument
 // checks as PyTorch makes them, then one dispatched row each.
 #include "ops/elementwise_common.h"
+#include "dispatch/op_ids/elementwise.h"
 
 namespace ember {
 
@@ -44,14 +45,14 @@ DType no_bool_result(const char* op, const Tensor& a, const Tensor& b) {
 
 Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   check_alpha("add", self, other, alpha);
-  return binary(OpId::add, self, other, {Attr(alpha)});
+  return binary(opid::add, self, other, {Attr(alpha)});
 }
 Tensor add(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   return add(self, wrapped_scalar(other), alpha);
 }
 Tensor& add_(Tensor& self, const Tensor& other, const Scalar& alpha) {
   check_alpha("add_", self, other, alpha);
-  return binary_("add_", OpId::add, self, other, result_type(self, other), {Attr(alpha)});
+  return binary_("add_", opid::add, self, other, result_type(self, other), {Attr(alpha)});
 }
 Tensor& add_(Tensor& self, const Scalar& other, const Scalar& alpha) {
   return add_(self, wrapped_scalar(other), alpha);
@@ -60,7 +61,7 @@ Tensor& add_(Tensor& self, const Scalar& other, const Scalar& alpha) {
 Tensor sub(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   check_sub("sub", self, other);
   check_alpha("sub", self, other, alpha);
-  return binary(OpId::sub, self, other, {Attr(alpha)});
+  return binary(opid::sub, self, other, {Attr(alpha)});
 }
 Tensor sub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   return sub(self, wrapped_scalar(other), alpha);
@@ -68,7 +69,7 @@ Tensor sub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
 Tensor& sub_(Tensor& self, const Tensor& other, const Scalar& alpha) {
   check_sub("sub_", self, other);
   check_alpha("sub_", self, other, alpha);
-  return binary_("sub_", OpId::sub, self, other, result_type(self, other), {Attr(alpha)});
+  return binary_("sub_", opid::sub, self, other, result_type(self, other), {Attr(alpha)});
 }
 Tensor& sub_(Tensor& self, const Scalar& other, const Scalar& alpha) {
   return sub_(self, wrapped_scalar(other), alpha);
@@ -80,10 +81,10 @@ Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   return sub(wrapped_scalar(other), self, alpha);
 }
 
-Tensor mul(const Tensor& self, const Tensor& other) { return binary(OpId::mul, self, other); }
+Tensor mul(const Tensor& self, const Tensor& other) { return binary(opid::mul, self, other); }
 Tensor mul(const Tensor& self, const Scalar& other) { return mul(self, wrapped_scalar(other)); }
 Tensor& mul_(Tensor& self, const Tensor& other) {
-  return binary_("mul_", OpId::mul, self, other, result_type(self, other));
+  return binary_("mul_", opid::mul, self, other, result_type(self, other));
 }
 Tensor& mul_(Tensor& self, const Scalar& other) { return mul_(self, wrapped_scalar(other)); }
 
@@ -108,14 +109,14 @@ Attr mode_attr(const std::optional<std::string>& mode) { return mode ? Attr(*mod
 
 Tensor div(const Tensor& self, const Tensor& other, const std::optional<std::string>& rounding_mode) {
   div_result("div", self, other, rounding_mode);
-  return binary(OpId::div, self, other, {mode_attr(rounding_mode)});
+  return binary(opid::div, self, other, {mode_attr(rounding_mode)});
 }
 Tensor div(const Tensor& self, const Scalar& other, const std::optional<std::string>& rounding_mode) {
   return div(self, wrapped_scalar(other), rounding_mode);
 }
 Tensor& div_(Tensor& self, const Tensor& other, const std::optional<std::string>& rounding_mode) {
   DType dt = div_result("div_", self, other, rounding_mode);
-  return binary_("div_", OpId::div, self, other, dt, {mode_attr(rounding_mode)});
+  return binary_("div_", opid::div, self, other, dt, {mode_attr(rounding_mode)});
 }
 Tensor& div_(Tensor& self, const Scalar& other, const std::optional<std::string>& rounding_mode) {
   return div_(self, wrapped_scalar(other), rounding_mode);
@@ -125,21 +126,21 @@ Tensor true_divide(const Tensor& self, const Tensor& other) { return div(self, o
 
 Tensor remainder(const Tensor& self, const Tensor& other) {
   no_bool_result("remainder", self, other);
-  return binary(OpId::remainder, self, other);
+  return binary(opid::remainder, self, other);
 }
 Tensor remainder(const Tensor& self, const Scalar& other) { return remainder(self, wrapped_scalar(other)); }
 Tensor& remainder_(Tensor& self, const Tensor& other) {
-  return binary_("remainder_", OpId::remainder, self, other, no_bool_result("remainder_", self, other));
+  return binary_("remainder_", opid::remainder, self, other, no_bool_result("remainder_", self, other));
 }
 Tensor& remainder_(Tensor& self, const Scalar& other) { return remainder_(self, wrapped_scalar(other)); }
 
 Tensor fmod(const Tensor& self, const Tensor& other) {
   no_bool_result("fmod", self, other);
-  return binary(OpId::fmod, self, other);
+  return binary(opid::fmod, self, other);
 }
 Tensor fmod(const Tensor& self, const Scalar& other) { return fmod(self, wrapped_scalar(other)); }
 Tensor& fmod_(Tensor& self, const Tensor& other) {
-  return binary_("fmod_", OpId::fmod, self, other, no_bool_result("fmod_", self, other));
+  return binary_("fmod_", opid::fmod, self, other, no_bool_result("fmod_", self, other));
 }
 Tensor& fmod_(Tensor& self, const Scalar& other) { return fmod_(self, wrapped_scalar(other)); }
 
@@ -164,36 +165,36 @@ DType pow_result(const char* op, const Tensor& base, const Tensor& exponent) {
 
 Tensor pow(const Tensor& self, const Tensor& exponent) {
   pow_result("pow", self, exponent);
-  return binary(OpId::pow, self, exponent);
+  return binary(opid::pow, self, exponent);
 }
 Tensor pow(const Tensor& self, const Scalar& exponent) { return pow(self, wrapped_scalar(exponent)); }
 Tensor pow(const Scalar& self, const Tensor& exponent) { return pow(wrapped_scalar(self), exponent); }
 Tensor& pow_(Tensor& self, const Tensor& exponent) {
-  return binary_("pow_", OpId::pow, self, exponent, pow_result("pow_", self, exponent));
+  return binary_("pow_", opid::pow, self, exponent, pow_result("pow_", self, exponent));
 }
 Tensor& pow_(Tensor& self, const Scalar& exponent) { return pow_(self, wrapped_scalar(exponent)); }
 
 // ---- maximum, minimum, atan2 ----------------------------------------------------------------
 
-Tensor maximum(const Tensor& self, const Tensor& other) { return binary(OpId::maximum, self, other); }
-Tensor minimum(const Tensor& self, const Tensor& other) { return binary(OpId::minimum, self, other); }
+Tensor maximum(const Tensor& self, const Tensor& other) { return binary(opid::maximum, self, other); }
+Tensor minimum(const Tensor& self, const Tensor& other) { return binary(opid::minimum, self, other); }
 Tensor& maximum_(Tensor& self, const Tensor& other) {
-  return binary_("maximum_", OpId::maximum, self, other, result_type(self, other));
+  return binary_("maximum_", opid::maximum, self, other, result_type(self, other));
 }
 Tensor& minimum_(Tensor& self, const Tensor& other) {
-  return binary_("minimum_", OpId::minimum, self, other, result_type(self, other));
+  return binary_("minimum_", opid::minimum, self, other, result_type(self, other));
 }
-Tensor atan2(const Tensor& self, const Tensor& other) { return binary(OpId::atan2, self, other); }
+Tensor atan2(const Tensor& self, const Tensor& other) { return binary(opid::atan2, self, other); }
 Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const Scalar& threshold) {
   check_defined("threshold_backward", grad_output);
   check_defined("threshold_backward", self);
   EMBER_CHECK_TYPE(grad_output.dtype() == self.dtype() && is_floating(self.dtype()),
                    "threshold_backward: grad_output and self must have the same floating dtype, got ",
                    dtype_name(grad_output.dtype()), " and ", dtype_name(self.dtype()));
-  return binary(OpId::threshold_backward, grad_output, self, {Attr(threshold)});
+  return binary(opid::threshold_backward, grad_output, self, {Attr(threshold)});
 }
 Tensor& atan2_(Tensor& self, const Tensor& other) {
-  return binary_("atan2_", OpId::atan2, self, other, float_dtype(result_type(self, other)));
+  return binary_("atan2_", opid::atan2, self, other, float_dtype(result_type(self, other)));
 }
 
 // ---- lerp --------------------------------------------------------------------------------------
@@ -214,7 +215,7 @@ void check_lerp(const char* op, const Tensor& self, const Tensor& end, const Ten
 
 Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight) {
   check_lerp("lerp", self, end, weight);
-  OpCall call(OpId::lerp, {self, end, weight});
+  OpCall call(opid::lerp, {self, end, weight});
   return run(call);
 }
 Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight) {
@@ -223,7 +224,7 @@ Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight) {
 Tensor& lerp_(Tensor& self, const Tensor& end, const Tensor& weight) {
   check_lerp("lerp_", self, end, weight);
   DimVector shape = broadcast_shapes(inplace_shape(self, end, "lerp_"), weight.sizes(), "lerp_");
-  OpCall call(OpId::lerp, {self, end, weight});
+  OpCall call(opid::lerp, {self, end, weight});
   return run_inplace(call, self, self.dtype(), shape);
 }
 Tensor& lerp_(Tensor& self, const Tensor& end, const Scalar& weight) {
@@ -238,7 +239,7 @@ Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
   check_defined("where", other);
   EMBER_CHECK(condition.dtype() == kBool, "where: expected condition to be a boolean tensor, but "
               "got a tensor with dtype ", scalar_type_name(condition.dtype()));
-  OpCall call(OpId::where, {condition, self, other});
+  OpCall call(opid::where, {condition, self, other});
   return run(call);
 }
 Tensor where(const Tensor& condition, const Scalar& self, const Tensor& other) {

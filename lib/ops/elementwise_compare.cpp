@@ -1,6 +1,7 @@
 // Comparison, logical and bitwise op functions: eq ... ge, logical_and/or/xor,
 // bitwise_and/or/xor and the shifts, with their in-place forms.
 #include "ops/elementwise_common.h"
+#include "dispatch/op_ids/elementwise.h"
 
 namespace ember {
 
@@ -22,12 +23,12 @@ DType bitwise_result(const char* op, const Tensor& a, const Tensor& b, bool allo
 }  // namespace
 
 #define EMBER_COMPARISON(name)                                                                   \
-  Tensor name(const Tensor& self, const Tensor& other) { return binary(OpId::name, self, other); } \
+  Tensor name(const Tensor& self, const Tensor& other) { return binary(opid::name, self, other); } \
   Tensor name(const Tensor& self, const Scalar& other) {                                         \
-    return binary(OpId::name, self, wrapped_scalar(other));                                      \
+    return binary(opid::name, self, wrapped_scalar(other));                                      \
   }                                                                                              \
   Tensor& name##_(Tensor& self, const Tensor& other) {                                           \
-    return binary_(#name "_", OpId::name, self, other, kBool);                                   \
+    return binary_(#name "_", opid::name, self, other, kBool);                                   \
   }
 
 EMBER_COMPARISON(eq)
@@ -39,9 +40,9 @@ EMBER_COMPARISON(ge)
 #undef EMBER_COMPARISON
 
 #define EMBER_LOGICAL(name)                                                                      \
-  Tensor name(const Tensor& self, const Tensor& other) { return binary(OpId::name, self, other); } \
+  Tensor name(const Tensor& self, const Tensor& other) { return binary(opid::name, self, other); } \
   Tensor& name##_(Tensor& self, const Tensor& other) {                                           \
-    return binary_(#name "_", OpId::name, self, other, kBool);                                   \
+    return binary_(#name "_", opid::name, self, other, kBool);                                   \
   }
 
 EMBER_LOGICAL(logical_and)
@@ -52,11 +53,11 @@ EMBER_LOGICAL(logical_xor)
 #define EMBER_BITWISE(name, allow_bool)                                                          \
   Tensor name(const Tensor& self, const Tensor& other) {                                         \
     bitwise_result(#name, self, other, allow_bool);                                              \
-    return binary(OpId::name, self, other);                                                      \
+    return binary(opid::name, self, other);                                                      \
   }                                                                                              \
   Tensor name(const Tensor& self, const Scalar& other) { return name(self, wrapped_scalar(other)); } \
   Tensor& name##_(Tensor& self, const Tensor& other) {                                           \
-    return binary_(#name "_", OpId::name, self, other,                                           \
+    return binary_(#name "_", opid::name, self, other,                                           \
                    bitwise_result(#name "_", self, other, allow_bool));                          \
   }
 

@@ -7,6 +7,8 @@
 #include <cmath>
 
 #include "ops/elementwise_common.h"
+#include "dispatch/op_ids/core.h"
+#include "dispatch/op_ids/elementwise.h"
 
 namespace ember {
 
@@ -46,10 +48,10 @@ Tensor& assign_result(const char* op, Tensor& self, const Tensor& result) {
 // ---- unary with a kernel ----------------------------------------------------------------------
 
 #define EMBER_FLOAT_UNARY(name)                                                         \
-  Tensor name(const Tensor& self) { return unary(OpId::name, self); }                   \
+  Tensor name(const Tensor& self) { return unary(opid::name, self); }                   \
   Tensor& name##_(Tensor& self) {                                                       \
     check_defined(#name "_", self);                                                     \
-    return unary_(OpId::name, self, float_dtype(self.dtype()));                         \
+    return unary_(opid::name, self, float_dtype(self.dtype()));                         \
   }
 EMBER_FLOAT_UNARY(acos)
 EMBER_FLOAT_UNARY(asin)
@@ -69,19 +71,19 @@ EMBER_FLOAT_UNARY(sinc)
 EMBER_FLOAT_UNARY(i0)
 #undef EMBER_FLOAT_UNARY
 
-Tensor special_i1(const Tensor& self) { return unary(OpId::special_i1, self); }
+Tensor special_i1(const Tensor& self) { return unary(opid::special_i1, self); }
 
 static void check_polygamma(int64_t n) {
   EMBER_CHECK(n >= 0, "polygamma(n, x) does not support negative n.");
 }
 Tensor polygamma(int64_t n, const Tensor& self) {
   check_polygamma(n);
-  return unary(OpId::polygamma, self, {Attr(n)});
+  return unary(opid::polygamma, self, {Attr(n)});
 }
 Tensor& polygamma_(Tensor& self, int64_t n) {
   check_polygamma(n);
   check_defined("polygamma_", self);
-  return unary_(OpId::polygamma, self, float_dtype(self.dtype()), {Attr(n)});
+  return unary_(opid::polygamma, self, float_dtype(self.dtype()), {Attr(n)});
 }
 
 static void check_frac(const char* op, const Tensor& self) {
@@ -90,14 +92,14 @@ static void check_frac(const char* op, const Tensor& self) {
 }
 Tensor frac(const Tensor& self) {
   check_frac("frac", self);
-  return unary(OpId::frac, self);
+  return unary(opid::frac, self);
 }
 Tensor& frac_(Tensor& self) {
   check_frac("frac_", self);
-  return unary_(OpId::frac, self, self.dtype());
+  return unary_(opid::frac, self, self.dtype());
 }
 
-Tensor signbit(const Tensor& self) { return unary(OpId::signbit, self); }
+Tensor signbit(const Tensor& self) { return unary(opid::signbit, self); }
 
 // ---- unary composites ------------------------------------------------------------------------
 
@@ -171,57 +173,57 @@ Tensor& logit_(Tensor& self, std::optional<double> eps) {
 
 Tensor hypot(const Tensor& self, const Tensor& other) {
   float_only("hypot", self, other);
-  return binary(OpId::hypot, self, other);
+  return binary(opid::hypot, self, other);
 }
 Tensor& hypot_(Tensor& self, const Tensor& other) {
-  return binary_("hypot_", OpId::hypot, self, other, float_only("hypot_", self, other));
+  return binary_("hypot_", opid::hypot, self, other, float_only("hypot_", self, other));
 }
 Tensor logaddexp(const Tensor& self, const Tensor& other) {
   float_only("logaddexp", self, other);
-  return binary(OpId::logaddexp, self, other);
+  return binary(opid::logaddexp, self, other);
 }
 Tensor logaddexp2(const Tensor& self, const Tensor& other) {
   float_only("logaddexp2", self, other);
-  return binary(OpId::logaddexp2, self, other);
+  return binary(opid::logaddexp2, self, other);
 }
 Tensor nextafter(const Tensor& self, const Tensor& other) {
   float_only("nextafter", self, other);
-  return binary(OpId::nextafter, self, other);
+  return binary(opid::nextafter, self, other);
 }
 Tensor& nextafter_(Tensor& self, const Tensor& other) {
-  return binary_("nextafter_", OpId::nextafter, self, other, float_only("nextafter_", self, other));
+  return binary_("nextafter_", opid::nextafter, self, other, float_only("nextafter_", self, other));
 }
 
 Tensor copysign(const Tensor& self, const Tensor& other) {
   checked_result_type("copysign", self, other);
-  return binary(OpId::copysign, self, other);
+  return binary(opid::copysign, self, other);
 }
 Tensor copysign(const Tensor& self, const Scalar& other) { return copysign(self, wrapped_scalar(other)); }
 Tensor& copysign_(Tensor& self, const Tensor& other) {
   DType dt = float_dtype(checked_result_type("copysign_", self, other));
-  return binary_("copysign_", OpId::copysign, self, other, dt);
+  return binary_("copysign_", opid::copysign, self, other, dt);
 }
 Tensor& copysign_(Tensor& self, const Scalar& other) { return copysign_(self, wrapped_scalar(other)); }
 
 Tensor xlogy(const Tensor& self, const Tensor& other) {
   checked_result_type("xlogy", self, other);
-  return binary(OpId::xlogy, self, other);
+  return binary(opid::xlogy, self, other);
 }
 Tensor xlogy(const Tensor& self, const Scalar& other) { return xlogy(self, wrapped_scalar(other)); }
 Tensor xlogy(const Scalar& self, const Tensor& other) { return xlogy(wrapped_scalar(self), other); }
 Tensor& xlogy_(Tensor& self, const Tensor& other) {
   DType dt = float_dtype(checked_result_type("xlogy_", self, other));
-  return binary_("xlogy_", OpId::xlogy, self, other, dt);
+  return binary_("xlogy_", opid::xlogy, self, other, dt);
 }
 Tensor& xlogy_(Tensor& self, const Scalar& other) { return xlogy_(self, wrapped_scalar(other)); }
 
 Tensor fmax(const Tensor& self, const Tensor& other) {
   checked_result_type("fmax", self, other);
-  return binary(OpId::fmax, self, other);
+  return binary(opid::fmax, self, other);
 }
 Tensor fmin(const Tensor& self, const Tensor& other) {
   checked_result_type("fmin", self, other);
-  return binary(OpId::fmin, self, other);
+  return binary(opid::fmin, self, other);
 }
 
 static DType heaviside_result(const char* op, const Tensor& self, const Tensor& values) {
@@ -233,25 +235,25 @@ static DType heaviside_result(const char* op, const Tensor& self, const Tensor& 
 }
 Tensor heaviside(const Tensor& self, const Tensor& values) {
   heaviside_result("heaviside", self, values);
-  return binary(OpId::heaviside, self, values);
+  return binary(opid::heaviside, self, values);
 }
 Tensor& heaviside_(Tensor& self, const Tensor& values) {
-  return binary_("heaviside_", OpId::heaviside, self, values, heaviside_result("heaviside_", self, values));
+  return binary_("heaviside_", opid::heaviside, self, values, heaviside_result("heaviside_", self, values));
 }
 
 Tensor gcd(const Tensor& self, const Tensor& other) {
   integer_only("gcd", self, other);
-  return binary(OpId::gcd, self, other);
+  return binary(opid::gcd, self, other);
 }
 Tensor& gcd_(Tensor& self, const Tensor& other) {
-  return binary_("gcd_", OpId::gcd, self, other, integer_only("gcd_", self, other));
+  return binary_("gcd_", opid::gcd, self, other, integer_only("gcd_", self, other));
 }
 Tensor lcm(const Tensor& self, const Tensor& other) {
   integer_only("lcm", self, other);
-  return binary(OpId::lcm, self, other);
+  return binary(opid::lcm, self, other);
 }
 Tensor& lcm_(Tensor& self, const Tensor& other) {
-  return binary_("lcm_", OpId::lcm, self, other, integer_only("lcm_", self, other));
+  return binary_("lcm_", opid::lcm, self, other, integer_only("lcm_", self, other));
 }
 
 // ---- binary composites ---------------------------------------------------------------------

@@ -1,6 +1,7 @@
 // Tensor's methods for the elementwise special functions
 // (include/ember/methods/elementwise.inc): each forwards to the free function.
 #include "ember/ops/elementwise_special.h"
+#include "dispatch/op_ids/elementwise.h"
 
 namespace ember {
 

@@ -2,6 +2,7 @@
 // nan_to_num and the predicates. Each checks its argument and dispatches its
 // row (lib/dispatch/ops/elementwise.def); kernels are in lib/cpu.
 #include "ops/elementwise_common.h"
+#include "dispatch/op_ids/elementwise.h"
 
 namespace ember {
 
@@ -39,16 +40,16 @@ static void check_neg(const char* op, const Tensor& self) {
 }
 Tensor neg(const Tensor& self) {
   check_neg("neg", self);
-  return unary(OpId::neg, self);
+  return unary(opid::neg, self);
 }
 Tensor& neg_(Tensor& self) {
   check_neg("neg_", self);
-  return unary_(OpId::neg, self, Result::kSame);
+  return unary_(opid::neg, self, Result::kSame);
 }
 
 #define EMBER_UNARY(name, result)                                                    \
-  Tensor name(const Tensor& self) { return unary(OpId::name, self); }                \
-  Tensor& name##_(Tensor& self) { return unary_(OpId::name, self, Result::result); }
+  Tensor name(const Tensor& self) { return unary(opid::name, self); }                \
+  Tensor& name##_(Tensor& self) { return unary_(opid::name, self, Result::result); }
 
 EMBER_UNARY(sign, kSame)
 EMBER_UNARY(exp, kFloat)
@@ -71,11 +72,11 @@ EMBER_UNARY(erf, kFloat)
 #define EMBER_UNARY_NO_BOOL(name)                                                   \
   Tensor name(const Tensor& self) {                                                 \
     check_not_bool(#name, self);                                                    \
-    return unary(OpId::name, self);                                                 \
+    return unary(opid::name, self);                                                 \
   }                                                                                 \
   Tensor& name##_(Tensor& self) {                                                   \
     check_not_bool(#name "_", self);                                                \
-    return unary_(OpId::name, self, Result::kSame);                                 \
+    return unary_(opid::name, self, Result::kSame);                                 \
   }
 
 EMBER_UNARY_NO_BOOL(abs)
@@ -95,11 +96,11 @@ static void check_round(const char* op, const Tensor& self, int64_t decimals) {
 }
 Tensor round(const Tensor& self, int64_t decimals) {
   check_round("round", self, decimals);
-  return unary(OpId::round, self, {Attr(decimals)});
+  return unary(opid::round, self, {Attr(decimals)});
 }
 Tensor& round_(Tensor& self, int64_t decimals) {
   check_round("round_", self, decimals);
-  return unary_(OpId::round, self, Result::kSame, {Attr(decimals)});
+  return unary_(opid::round, self, Result::kSame, {Attr(decimals)});
 }
 
 // ---- activations -------------------------------------------------------------------------
@@ -110,11 +111,11 @@ static void check_relu(const char* op, const Tensor& self) {
 }
 Tensor relu(const Tensor& self) {
   check_relu("relu", self);
-  return unary(OpId::relu, self);
+  return unary(opid::relu, self);
 }
 Tensor& relu_(Tensor& self) {
   check_relu("relu_", self);
-  return unary_(OpId::relu, self, Result::kSame);
+  return unary_(opid::relu, self, Result::kSame);
 }
 
 static std::string checked_approximate(const std::string& approximate) {
@@ -124,34 +125,34 @@ static std::string checked_approximate(const std::string& approximate) {
 }
 Tensor gelu(const Tensor& self, const std::string& approximate) {
   check_floating("gelu", self);
-  return unary(OpId::gelu, self, {Attr(checked_approximate(approximate))});
+  return unary(opid::gelu, self, {Attr(checked_approximate(approximate))});
 }
 Tensor& gelu_(Tensor& self, const std::string& approximate) {
   check_floating("gelu_", self);
-  return unary_(OpId::gelu, self, Result::kSame, {Attr(checked_approximate(approximate))});
+  return unary_(opid::gelu, self, Result::kSame, {Attr(checked_approximate(approximate))});
 }
 
 Tensor silu(const Tensor& self) {
   check_floating("silu", self);
-  return unary(OpId::silu, self);
+  return unary(opid::silu, self);
 }
 Tensor& silu_(Tensor& self) {
   check_floating("silu_", self);
-  return unary_(OpId::silu, self, Result::kSame);
+  return unary_(opid::silu, self, Result::kSame);
 }
 
 Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
   check_floating("softplus", self);
-  return unary(OpId::softplus, self, {Attr(beta), Attr(threshold)});
+  return unary(opid::softplus, self, {Attr(beta), Attr(threshold)});
 }
 
 Tensor leaky_relu(const Tensor& self, const Scalar& negative_slope) {
   check_floating("leaky_relu", self);
-  return unary(OpId::leaky_relu, self, {Attr(negative_slope)});
+  return unary(opid::leaky_relu, self, {Attr(negative_slope)});
 }
 Tensor& leaky_relu_(Tensor& self, const Scalar& negative_slope) {
   check_floating("leaky_relu_", self);
-  return unary_(OpId::leaky_relu, self, Result::kSame, {Attr(negative_slope)});
+  return unary_(opid::leaky_relu, self, Result::kSame, {Attr(negative_slope)});
 }
 
 // ---- clamp -------------------------------------------------------------------------------
@@ -179,13 +180,13 @@ Tensor bound(const std::optional<Scalar>& v) { return v ? wrapped_scalar(*v) : T
 Tensor clamp(const Tensor& self, const Tensor& min, const Tensor& max) {
   DimVector shape;
   clamp_result("clamp", self, min, max, &shape);
-  OpCall call(OpId::clamp, {self, min, max});
+  OpCall call(opid::clamp, {self, min, max});
   return run(call);
 }
 Tensor& clamp_(Tensor& self, const Tensor& min, const Tensor& max) {
   DimVector shape;
   DType dt = clamp_result("clamp_", self, min, max, &shape);
-  OpCall call(OpId::clamp, {self, min, max});
+  OpCall call(opid::clamp, {self, min, max});
   return run_inplace(call, self, dt, shape);
 }
 Tensor clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
@@ -210,27 +211,27 @@ static Attr optional_attr(std::optional<double> v) { return v ? Attr(*v) : Attr(
 
 Tensor nan_to_num(const Tensor& self, std::optional<double> nan, std::optional<double> posinf,
                   std::optional<double> neginf) {
-  return unary(OpId::nan_to_num, self, {optional_attr(nan), optional_attr(posinf), optional_attr(neginf)});
+  return unary(opid::nan_to_num, self, {optional_attr(nan), optional_attr(posinf), optional_attr(neginf)});
 }
 Tensor& nan_to_num_(Tensor& self, std::optional<double> nan, std::optional<double> posinf,
                     std::optional<double> neginf) {
-  return unary_(OpId::nan_to_num, self, Result::kSame, {optional_attr(nan), optional_attr(posinf), optional_attr(neginf)});
+  return unary_(opid::nan_to_num, self, Result::kSame, {optional_attr(nan), optional_attr(posinf), optional_attr(neginf)});
 }
 
-Tensor isnan(const Tensor& self) { return unary(OpId::isnan, self); }
-Tensor isinf(const Tensor& self) { return unary(OpId::isinf, self); }
-Tensor isfinite(const Tensor& self) { return unary(OpId::isfinite, self); }
-Tensor logical_not(const Tensor& self) { return unary(OpId::logical_not, self); }
+Tensor isnan(const Tensor& self) { return unary(opid::isnan, self); }
+Tensor isinf(const Tensor& self) { return unary(opid::isinf, self); }
+Tensor isfinite(const Tensor& self) { return unary(opid::isfinite, self); }
+Tensor logical_not(const Tensor& self) { return unary(opid::logical_not, self); }
 // In place, the 0/1 result is written in self's dtype.
-Tensor& logical_not_(Tensor& self) { return unary_(OpId::logical_not, self, Result::kBool); }
+Tensor& logical_not_(Tensor& self) { return unary_(opid::logical_not, self, Result::kBool); }
 
 Tensor bitwise_not(const Tensor& self) {
   if (self.defined() && self.is_floating_point()) not_implemented("bitwise_not", self.dtype());
-  return unary(OpId::bitwise_not, self);
+  return unary(opid::bitwise_not, self);
 }
 Tensor& bitwise_not_(Tensor& self) {
   if (self.defined() && self.is_floating_point()) not_implemented("bitwise_not_", self.dtype());
-  return unary_(OpId::bitwise_not, self, Result::kSame);
+  return unary_(opid::bitwise_not, self, Result::kSame);
 }
 
 }  // namespace ember

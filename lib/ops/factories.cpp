@@ -5,6 +5,8 @@
 #include <cmath>
 
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/core.h"
+#include "dispatch/op_ids/reduce.h"
 #include "ember/ops/views.h"
 
 namespace ember {
@@ -136,14 +138,14 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Tensor
   int64_t n = all_int ? (end.to_int() - start.to_int() + step.to_int() - (step.to_int() > 0 ? 1 : -1)) / step.to_int()
                       : static_cast<int64_t>(std::ceil((e - s) / st));
   Tensor out = empty(IntList{std::max<int64_t>(n, 0)}, options.dtype(dt).requires_grad(false));
-  run_inplace(OpId::arange, out, {Attr(start), Attr(step)});
+  run_inplace(opid::arange, out, {Attr(start), Attr(step)});
   return finish(out, options);
 }
 
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, TensorOptions options) {
   EMBER_CHECK(steps >= 0, "linspace: number of steps must be non-negative, got ", steps);
   Tensor out = empty(IntList{steps}, options.dtype(options.dtype_or(default_dtype())).requires_grad(false));
-  run_inplace(OpId::linspace, out, {Attr(start), Attr(end)});
+  run_inplace(opid::linspace, out, {Attr(start), Attr(end)});
   return finish(out, options);
 }
 
@@ -151,7 +153,7 @@ Tensor eye(int64_t n, std::optional<int64_t> m, TensorOptions options) {
   int64_t cols = m.value_or(n);
   EMBER_CHECK(n >= 0 && cols >= 0, "eye: n and m must be non-negative, got ", n, " and ", cols);
   Tensor out = empty(IntList{n, cols}, options.dtype(options.dtype_or(default_dtype())).requires_grad(false));
-  run_inplace(OpId::eye, out, {});
+  run_inplace(opid::eye, out, {});
   return finish(out, options);
 }
 

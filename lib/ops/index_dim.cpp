@@ -8,6 +8,7 @@
 
 #include "core/scalar_range.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/shape_index.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/shape_index.h"
@@ -104,7 +105,7 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
     EMBER_CHECK(k == d || i.sizes()[k] <= s.sizes()[k], "gather(): Size does not match at "
                 "dimension ", k, " expected index ", shape_str(idx.sizes()),
                 " to be no larger than self ", shape_str(self.sizes()), " apart from dimension ", d);
-  OpCall call(OpId::gather, {s, i}, {Attr(d)});
+  OpCall call(opid::gather, {s, i}, {Attr(d)});
   Tensor out = dispatch_one(call);
   return idx.dim() ? out : reshape(out, {});
 }
@@ -116,7 +117,7 @@ Tensor& scatter_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& s
   EMBER_CHECK(self.dtype() == src.dtype(), "scatter(): Expected self.dtype to be equal to "
               "src.dtype (got ", dtype_name(self.dtype()), " and ", dtype_name(src.dtype()), ")");
   check_scatter_shapes(self, idx, &src, d, "scatter");
-  OpCall call(OpId::scatter_, {at_least_1d(self), at_least_1d(idx), at_least_1d(src)},
+  OpCall call(opid::scatter_, {at_least_1d(self), at_least_1d(idx), at_least_1d(src)},
               {Attr(d), Attr(check_reduce(reduce))});
   dispatch_inplace(call, self);
   return self;
@@ -128,7 +129,7 @@ Tensor& scatter_(Tensor& self, int64_t dim, const Tensor& index, const Scalar& v
   const int64_t d = wrap_dim(dim, self.dim(), "scatter");
   check_scatter_shapes(self, idx, nullptr, d, "scatter");
   check_scalar_fits("scatter", value, self.dtype());
-  OpCall call(OpId::scatter_value_, {at_least_1d(self), at_least_1d(idx)},
+  OpCall call(opid::scatter_value_, {at_least_1d(self), at_least_1d(idx)},
               {Attr(d), Attr(value), Attr(check_reduce(reduce))});
   dispatch_inplace(call, self);
   return self;
@@ -152,7 +153,7 @@ Tensor& scatter_add_(Tensor& self, int64_t dim, const Tensor& index, const Tenso
   EMBER_CHECK(self.dtype() == src.dtype(), "scatter_add(): Expected self.dtype to be equal to "
               "src.dtype (got ", dtype_name(self.dtype()), " and ", dtype_name(src.dtype()), ")");
   check_scatter_shapes(self, idx, &src, d, "scatter_add");
-  OpCall call(OpId::scatter_add_, {at_least_1d(self), at_least_1d(idx), at_least_1d(src)},
+  OpCall call(opid::scatter_add_, {at_least_1d(self), at_least_1d(idx), at_least_1d(src)},
               {Attr(d)});
   dispatch_inplace(call, self);
   return self;
@@ -169,7 +170,7 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   if (self.dim() == 0)
     EMBER_CHECK_INDEX(idx.numel() == 1, "index_select(): Index to scalar can have only 1 value, "
                       "got ", idx.numel(), " value(s)");
-  OpCall call(OpId::index_select, {at_least_1d(self), idx}, {Attr(d)});
+  OpCall call(opid::index_select, {at_least_1d(self), idx}, {Attr(d)});
   Tensor out = dispatch_one(call);
   return self.dim() ? out : reshape(out, {});
 }
@@ -179,7 +180,7 @@ Tensor& index_add_(Tensor& self, int64_t dim, const Tensor& index, const Tensor&
   Tensor idx = vector_index(index, "index_add_");
   const int64_t d = wrap_dim(dim, self.dim(), "index_add_");
   check_index_source<Error>(self, d, idx, source, "index_add_");
-  OpCall call(OpId::index_add_, {at_least_1d(self), idx, at_least_1d(source)},
+  OpCall call(opid::index_add_, {at_least_1d(self), idx, at_least_1d(source)},
               {Attr(d), Attr(alpha)});
   dispatch_inplace(call, self);
   return self;
@@ -195,7 +196,7 @@ Tensor& index_copy_(Tensor& self, int64_t dim, const Tensor& index, const Tensor
   Tensor idx = vector_index(index, "index_copy_");
   const int64_t d = wrap_dim(dim, self.dim(), "index_copy_");
   check_index_source<IndexError>(self, d, idx, source, "index_copy_");
-  OpCall call(OpId::index_copy_, {at_least_1d(self), idx, at_least_1d(source)}, {Attr(d)});
+  OpCall call(opid::index_copy_, {at_least_1d(self), idx, at_least_1d(source)}, {Attr(d)});
   dispatch_inplace(call, self);
   return self;
 }
@@ -214,7 +215,7 @@ Tensor& index_fill_(Tensor& self, int64_t dim, const Tensor& index, const Scalar
   Tensor idx = vector_index(index, "index_fill_");
   const int64_t d = wrap_dim(dim, self.dim(), "index_fill_");
   check_scalar_fits("index_fill_", value, self.dtype());
-  OpCall call(OpId::index_fill_, {at_least_1d(self), idx}, {Attr(d), Attr(value)});
+  OpCall call(opid::index_fill_, {at_least_1d(self), idx}, {Attr(d), Attr(value)});
   dispatch_inplace(call, self);
   return self;
 }
@@ -244,7 +245,7 @@ Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Te
 Tensor take(const Tensor& self, const Tensor& index) {
   EMBER_CHECK(index.defined() && index.dtype() == kInt64, "take(): Expected a long tensor for "
               "index, but got ", index.defined() ? dtype_name(index.dtype()) : "undefined");
-  OpCall call(OpId::take, {self, index});
+  OpCall call(opid::take, {self, index});
   return dispatch_one(call);
 }
 

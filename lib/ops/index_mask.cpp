@@ -2,6 +2,7 @@
 // masked_select, nonzero(as_tuple), argwhere, where(condition).
 #include "core/scalar_range.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/shape_index.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/shape_index.h"
@@ -31,7 +32,7 @@ void check_fill_target(const Tensor& self, const Tensor& mask) {
 Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value) {
   check_fill_target(self, mask);
   check_scalar_fits("masked_fill_", value, self.dtype());
-  OpCall call(OpId::masked_fill_, {self, mask}, {Attr(value)});
+  OpCall call(opid::masked_fill_, {self, mask}, {Attr(value)});
   call.outputs.push_back(self);
   dispatch(call);
   return self;
@@ -80,7 +81,7 @@ Tensor masked_select(const Tensor& self, const Tensor& mask) {
 }
 
 Tensor nonzero(const Tensor& self) {
-  OpCall call(OpId::nonzero, {self});
+  OpCall call(opid::nonzero, {self});
   return dispatch_one(call);
 }
 

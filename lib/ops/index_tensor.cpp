@@ -9,6 +9,8 @@
 // the op `index` gathers them (a copy), per Note [Advanced indexing geometry].
 // A 0-dim integer tensor acts as an integer (a view), as in PyTorch.
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/reduce.h"
+#include "dispatch/op_ids/shape_index.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/shape_index.h"
 #include "ember/ops/views.h"
@@ -232,7 +234,7 @@ Tensor index(const Tensor& self, const TensorList& indices) {
   if (!any_defined(idx)) return alias(self);
   SmallVector<Tensor, 4> inputs{self};
   for (const Tensor& t : idx) inputs.push_back(t);
-  OpCall call(OpId::index, std::move(inputs));
+  OpCall call(opid::index, std::move(inputs));
   return dispatch_one(call);
 }
 
@@ -258,7 +260,7 @@ Tensor& index_put_(Tensor& self, const TensorList& indices, const Tensor& values
   if (v.impl()->storage() == self.impl()->storage()) v = clone(v);
   SmallVector<Tensor, 4> inputs{self, v};
   for (const Tensor& t : idx) inputs.push_back(t);
-  OpCall call(OpId::index_put_, std::move(inputs), {Attr(accumulate)});
+  OpCall call(opid::index_put_, std::move(inputs), {Attr(accumulate)});
   call.outputs.push_back(self);
   dispatch(call);
   return self;

@@ -1,6 +1,7 @@
 // Matrix products: the op functions (argument checks, then dispatch) of mm,
 // bmm, mv, dot, addmm, and the composites matmul, outer and linear.
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/linalg.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/views.h"
@@ -121,7 +122,7 @@ Tensor mm(const Tensor& self, const Tensor& mat2) {
   check_matrix("mm", "mat2", mat2);
   if (self.size(1) != mat2.size(0)) throw_cannot_multiply("mm", self, mat2);
   check_same_dtype("mm", self, mat2);
-  OpCall call(OpId::mm, {self, mat2});
+  OpCall call(opid::mm, {self, mat2});
   return dispatch_one(call);
 }
 
@@ -132,7 +133,7 @@ Tensor bmm(const Tensor& self, const Tensor& mat2) {
               "bmm: batch1 and batch2 shapes cannot be multiplied (", dims_x(self), " and ",
               dims_x(mat2), ")");
   check_same_dtype("bmm", self, mat2);
-  OpCall call(OpId::bmm, {self, mat2});
+  OpCall call(opid::bmm, {self, mat2});
   return dispatch_one(call);
 }
 
@@ -142,7 +143,7 @@ Tensor mv(const Tensor& self, const Tensor& vec) {
   EMBER_CHECK(self.size(1) == vec.size(0), "mv: size mismatch, got mat (", dims_x(self), "), vec (",
               dims_x(vec), ")");
   check_same_dtype("mv", self, vec);
-  OpCall call(OpId::mv, {self, vec});
+  OpCall call(opid::mv, {self, vec});
   return dispatch_one(call);
 }
 
@@ -156,7 +157,7 @@ Tensor dot(const Tensor& self, const Tensor& other) {
   EMBER_CHECK(self.dtype() == other.dtype(), "dot: expected both vectors to have same dtype, but found ",
               dtype_name(self.dtype()), " and ", dtype_name(other.dtype()));
   EMBER_CHECK_AS(NotImplementedError, self.dtype() != kBool, "dot: not implemented for dtype bool");
-  OpCall call(OpId::dot, {self, other});
+  OpCall call(opid::dot, {self, other});
   return dispatch_one(call);
 }
 
@@ -172,7 +173,7 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
   EMBER_CHECK(self.dim() <= 2 && broadcast_shapes(self.sizes(), target, "addmm") == target,
               "addmm: self of shape ", shape_str(self.sizes()),
               " cannot be broadcast to the product's shape ", shape_str(target));
-  OpCall call(OpId::addmm, {self, mat1, mat2}, {Attr(beta), Attr(alpha)});
+  OpCall call(opid::addmm, {self, mat1, mat2}, {Attr(beta), Attr(alpha)});
   return dispatch_one(call);
 }
 

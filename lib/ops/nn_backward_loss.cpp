@@ -2,6 +2,7 @@
 // promotion, then one dispatched op each (kernels: lib/cpu/loss_class_backward.cpp,
 // lib/cpu/loss_pointwise_backward.cpp).
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/nn_backward.h"
 #include "ember/ops/nn_backward.h"
 #include "ember/ops/views.h"
 #include "ops/nn_backward_checks.h"
@@ -51,7 +52,7 @@ Tensor nll_loss_backward(const Tensor& grad_output, const Tensor& self, const Te
   if (total_weight.defined())
     EMBER_CHECK(total_weight.numel() == 1 && total_weight.is_floating_point(), op,
                 ": expected total_weight to be a single floating value, got ", describe(total_weight));
-  OpCall call(OpId::nll_loss_backward, {grad_output, self, target, weight, total_weight},
+  OpCall call(opid::nll_loss_backward, {grad_output, self, target, weight, total_weight},
               {Attr(reduction), Attr(ignore_index)});
   return dispatch_one(call);
 }
@@ -76,7 +77,7 @@ Tensor cross_entropy_backward(const Tensor& grad_output, const Tensor& self, con
   } else {
     check_index_target(self, target, op);
   }
-  OpCall call(OpId::cross_entropy_backward, {grad_output, x, t, weight},
+  OpCall call(opid::cross_entropy_backward, {grad_output, x, t, weight},
               {Attr(reduction), Attr(ignore_index), Attr(label_smoothing)});
   return dispatch_one(call);
 }
@@ -125,25 +126,25 @@ void check_same_shape(const Tensor& input, const Tensor& target, const char* op)
 
 Tensor mse_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
                          int64_t reduction) {
-  return pointwise_backward(OpId::mse_loss_backward, grad_output, self, target, reduction, "mse_loss_backward");
+  return pointwise_backward(opid::mse_loss_backward, grad_output, self, target, reduction, "mse_loss_backward");
 }
 
 Tensor l1_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
                         int64_t reduction) {
-  return pointwise_backward(OpId::l1_loss_backward, grad_output, self, target, reduction, "l1_loss_backward");
+  return pointwise_backward(opid::l1_loss_backward, grad_output, self, target, reduction, "l1_loss_backward");
 }
 
 Tensor smooth_l1_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
                                int64_t reduction, double beta) {
   EMBER_CHECK(beta >= 0, "smooth_l1_loss_backward: beta must be non-negative, got ", beta);
-  return pointwise_backward(OpId::smooth_l1_loss_backward, grad_output, self, target, reduction,
+  return pointwise_backward(opid::smooth_l1_loss_backward, grad_output, self, target, reduction,
                             "smooth_l1_loss_backward", beta);
 }
 
 Tensor huber_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
                            int64_t reduction, double delta) {
   EMBER_CHECK(delta > 0, "huber_loss_backward: delta must be positive, got ", delta);
-  return pointwise_backward(OpId::huber_loss_backward, grad_output, self, target, reduction,
+  return pointwise_backward(opid::huber_loss_backward, grad_output, self, target, reduction,
                             "huber_loss_backward", delta);
 }
 
@@ -158,7 +159,7 @@ Tensor binary_cross_entropy_backward(const Tensor& grad_output, const Tensor& se
   EMBER_CHECK(target.dtype() == self.dtype(), op, ": expected target of dtype ", dtype_name(self.dtype()),
               " (the input's), got ", dtype_name(target.dtype()));
   check_loss_grad(grad_output, self.sizes(), reduction, op);
-  OpCall call(OpId::binary_cross_entropy_backward,
+  OpCall call(opid::binary_cross_entropy_backward,
               {grad_output, self, target, binary_weight(weight, self, op, "weight")}, {Attr(reduction)});
   return dispatch_one(call);
 }
@@ -176,7 +177,7 @@ Tensor binary_cross_entropy_with_logits_backward(const Tensor& grad_output, cons
   check_loss_grad(grad_output, self.sizes(), reduction, op);
   const DType dt = promote_types(self.dtype(), target.dtype());
   const Tensor x = self.to(dt);
-  OpCall call(OpId::binary_cross_entropy_with_logits_backward,
+  OpCall call(opid::binary_cross_entropy_with_logits_backward,
               {grad_output, x, target.to(dt), binary_weight(weight, x, op, "weight"),
                binary_weight(pos_weight, x, op, "pos_weight")},
               {Attr(reduction)});

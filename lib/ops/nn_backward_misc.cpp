@@ -2,6 +2,8 @@
 // checks, then one dispatched op each (kernels: lib/cpu/embedding_backward.cpp,
 // dropout_backward.cpp, pad_backward.cpp, interpolate_backward.cpp).
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/nn.h"
+#include "dispatch/op_ids/nn_backward.h"
 #include "ember/ops/nn.h"
 #include "ember/ops/nn_backward.h"
 #include "ops/nn_backward_checks.h"
@@ -24,7 +26,7 @@ Tensor embedding_dense_backward(const Tensor& grad_output, const Tensor& indices
   EMBER_CHECK(grad_output.dim() == indices.dim() + 1 && grad_output.sizes() == expected, op,
               ": expected grad_output of shape indices.shape + [embedding_dim], got ", describe(grad_output),
               " for indices ", describe(indices));
-  OpCall call(OpId::embedding_backward, {grad_output, indices},
+  OpCall call(opid::embedding_backward, {grad_output, indices},
               {Attr(num_weights), Attr(padding_idx), Attr(scale_grad_by_freq)});
   return dispatch_one(call);
 }
@@ -37,7 +39,7 @@ Tensor native_dropout_backward(const Tensor& grad_output, const Tensor& mask, do
   EMBER_CHECK(mask.dtype() == kBool, op, ": mask should be a bool tensor, got ", describe(mask));
   EMBER_CHECK(mask.sizes() == grad_output.sizes(), op, ": mask of shape ", shape_str(mask.sizes()),
               " does not match grad_output ", describe(grad_output));
-  OpCall call(OpId::dropout_backward, {grad_output, mask}, {Attr(scale)});
+  OpCall call(opid::dropout_backward, {grad_output, mask}, {Attr(scale)});
   return dispatch_one(call);
 }
 
@@ -86,7 +88,7 @@ Tensor pad_backward(const Tensor& grad_output, const IntList& input_size, const 
     for (int64_t& p : neg) p = -p;
     return ember::pad(grad_output, neg, "constant", Scalar(0));
   }
-  OpCall call(OpId::pad_backward, {grad_output},
+  OpCall call(opid::pad_backward, {grad_output},
               {Attr(input_size), Attr(DimVector(pad.begin(), pad.end())), Attr(mode)});
   return dispatch_one(call);
 }
@@ -116,7 +118,7 @@ Tensor interpolate_backward(const Tensor& grad_output, const IntList& input_size
               " scales (one per spatial dim), got ", scales.size());
   SmallVector<Attr, 4> attrs{Attr(in), Attr(nearest ? "nearest" : "linear"), Attr(align_corners)};
   for (int64_t d = 0; d < k; ++d) attrs.push_back(scales.empty() ? Attr() : Attr(scales[d]));
-  OpCall call(OpId::interpolate_backward, SmallVector<Tensor, 4>{grad_output}, std::move(attrs));
+  OpCall call(opid::interpolate_backward, SmallVector<Tensor, 4>{grad_output}, std::move(attrs));
   return dispatch_one(call);
 }
 

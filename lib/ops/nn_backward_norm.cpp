@@ -1,6 +1,7 @@
 // Backward primitives of batch_norm, layer_norm and group_norm: argument
 // checks, then one dispatched op each (kernels: lib/cpu/norm_backward.cpp).
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/nn_backward.h"
 #include "ember/ops/nn_backward.h"
 #include "ops/nn_backward_checks.h"
 
@@ -49,7 +50,7 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(
     check_stat(running_mean, C, op, "running_mean");
     check_stat(running_var, C, op, "running_var");
   }
-  OpCall call(OpId::batch_norm_backward,
+  OpCall call(opid::batch_norm_backward,
               {g, input, weight, running_mean, running_var, save_mean, save_invstd},
               {Attr(train), Attr(eps), mask_attr(output_mask)});
   dispatch(call);
@@ -77,7 +78,7 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward(
   for (int64_t v : ns) n *= v;
   check_param(weight, n, input, op, "weight");
   check_param(bias, n, input, op, "bias");
-  OpCall call(OpId::layer_norm_backward, {g, input, mean, rstd, weight, bias},
+  OpCall call(opid::layer_norm_backward, {g, input, mean, rstd, weight, bias},
               {Attr(ns), mask_attr(output_mask)});
   dispatch(call);
   return three(call);
@@ -97,7 +98,7 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm_backward(
   check_stat(mean, N * group, op, "mean");
   check_stat(rstd, N * group, op, "rstd");
   check_param(weight, C, input, op, "weight");
-  OpCall call(OpId::group_norm_backward, {g, input, mean, rstd, weight},
+  OpCall call(opid::group_norm_backward, {g, input, mean, rstd, weight},
               {Attr(group), mask_attr(output_mask)});
   dispatch(call);
   return three(call);

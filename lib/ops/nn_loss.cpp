@@ -2,6 +2,7 @@
 // kinds), dtype promotion, then one dispatched op each (kernels:
 // lib/cpu/loss_class.cpp, lib/cpu/loss_pointwise.cpp).
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/nn.h"
 #include "ember/ops/nn.h"
 #include "ember/ops/views.h"
 #include "ops/nn_checks.h"
@@ -72,7 +73,7 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
               ": expected target dtype to be int64 or uint8 (class indices), got ", describe(target));
   check_class_target(input, target, op);
   check_class_weight(weight, input, true, op);
-  OpCall call(OpId::nll_loss, {input, target, weight}, {Attr(ignore_index), reduction_attr(reduction)});
+  OpCall call(opid::nll_loss, {input, target, weight}, {Attr(ignore_index), reduction_attr(reduction)});
   return dispatch_one(call);
 }
 
@@ -90,7 +91,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
                 "probabilities), got ", describe(target), " for input ", describe(input));
     check_class_target(input, target, op);
     check_class_weight(weight, input, true, op);
-    OpCall call(OpId::cross_entropy, {input, target, weight},
+    OpCall call(opid::cross_entropy, {input, target, weight},
                 {Attr(ignore_index), red, Attr(label_smoothing)});
     return dispatch_one(call);
   }
@@ -99,7 +100,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
   EMBER_CHECK(ignore_index == -100, op, ": ignore_index is not supported for floating point target");
   check_class_weight(weight, input, false, op);
   const DType dt = promote_types(input.dtype(), target.dtype());
-  OpCall call(OpId::cross_entropy, {input.to(dt), target.to(dt), weight},
+  OpCall call(opid::cross_entropy, {input.to(dt), target.to(dt), weight},
               {Attr(ignore_index), red, Attr(label_smoothing)});
   return dispatch_one(call);
 }
@@ -140,23 +141,23 @@ Tensor binary_weight(const Tensor& w, const Tensor& input, const char* op, const
 }  // namespace
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& reduction) {
-  return pair_loss(OpId::mse_loss, input, target, reduction, "mse_loss");
+  return pair_loss(opid::mse_loss, input, target, reduction, "mse_loss");
 }
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, const std::string& reduction) {
-  return pair_loss(OpId::l1_loss, input, target, reduction, "l1_loss");
+  return pair_loss(opid::l1_loss, input, target, reduction, "l1_loss");
 }
 
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const std::string& reduction,
                       double beta) {
   EMBER_CHECK(beta >= 0, "smooth_l1_loss: smooth_l1_loss does not support negative values for beta, got ", beta);
-  return pair_loss(OpId::smooth_l1_loss, input, target, reduction, "smooth_l1_loss", beta);
+  return pair_loss(opid::smooth_l1_loss, input, target, reduction, "smooth_l1_loss", beta);
 }
 
 Tensor huber_loss(const Tensor& input, const Tensor& target, const std::string& reduction,
                   double delta) {
   EMBER_CHECK(delta > 0, "huber_loss: huber_loss does not support non-positive values for delta, got ", delta);
-  Tensor out = pair_loss(OpId::huber_loss, input, target, reduction, "huber_loss", delta);
+  Tensor out = pair_loss(opid::huber_loss, input, target, reduction, "huber_loss", delta);
   // torch's huber_loss keeps the input's dtype (its other pointwise losses promote).
   return out.dtype() == input.dtype() ? out : out.to(input.dtype());
 }
@@ -173,7 +174,7 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
   check_floating(input, op);
   EMBER_CHECK(target.dtype() == input.dtype(), op, ": expected target of dtype ",
               dtype_name(input.dtype()), " (the input's), got ", dtype_name(target.dtype()));
-  OpCall call(OpId::binary_cross_entropy, {input, target, binary_weight(weight, input, op, "weight")},
+  OpCall call(opid::binary_cross_entropy, {input, target, binary_weight(weight, input, op, "weight")},
               {red});
   return dispatch_one(call);
 }
@@ -192,7 +193,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
               describe(target));
   const DType dt = promote_types(input.dtype(), target.dtype());
   const Tensor x = input.to(dt);
-  OpCall call(OpId::binary_cross_entropy_with_logits,
+  OpCall call(opid::binary_cross_entropy_with_logits,
               {x, target.to(dt), binary_weight(weight, x, op, "weight"),
                binary_weight(pos_weight, x, op, "pos_weight")},
               {red});

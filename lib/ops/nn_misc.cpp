@@ -1,6 +1,7 @@
 // dropout, embedding, one_hot: argument checks, then one dispatched op each
 // (kernels: lib/cpu/dropout.cpp, lib/cpu/embedding.cpp).
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/nn.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/nn.h"
 #include "ops/nn_checks.h"
@@ -28,7 +29,7 @@ std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p, bool tr
   check_dropout_p(p);
   check_dropout_input(input);
   if (!train) return {input, ones(IntList(input.sizes().begin(), input.sizes().end()), kBool)};
-  OpCall call(OpId::dropout, {input}, {Attr(p)});
+  OpCall call(opid::dropout, {input}, {Attr(p)});
   dispatch(call);
   return {call.outputs[0], call.outputs[1]};
 }
@@ -38,7 +39,7 @@ Tensor dropout(const Tensor& input, double p, bool training, bool inplace) {
   check_defined(input, "dropout", "input");
   if (!training || p == 0.0) return input;  // the very tensor, as PyTorch
   check_dropout_input(input);
-  OpCall call(OpId::dropout, {input}, {Attr(p)});
+  OpCall call(opid::dropout, {input}, {Attr(p)});
   if (inplace) call.outputs.push_back(input);
   dispatch(call);
   return call.outputs[0];
@@ -58,7 +59,7 @@ Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_
                       *padding_idx, " must be within num_embeddings (", rows, ")");
     if (*padding_idx < 0) *padding_idx += rows;
   }
-  OpCall call(OpId::embedding, {weight, input}, {Attr(padding_idx), Attr(scale_grad_by_freq)});
+  OpCall call(opid::embedding, {weight, input}, {Attr(padding_idx), Attr(scale_grad_by_freq)});
   return dispatch_one(call);
 }
 
@@ -69,7 +70,7 @@ Tensor one_hot(const Tensor& input, int64_t num_classes) {
               "int64 (LongTensor), got ", describe(input));
   EMBER_CHECK(num_classes >= -1, op, ": num_classes must be -1 (inferred) or non-negative, got ",
               num_classes);
-  OpCall call(OpId::one_hot, {input}, {Attr(num_classes)});
+  OpCall call(opid::one_hot, {input}, {Attr(num_classes)});
   return dispatch_one(call);
 }
 

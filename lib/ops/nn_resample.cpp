@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/nn.h"
+#include "dispatch/op_ids/reduce.h"
 #include "ember/ops/nn.h"
 #include "ops/nn_checks.h"
 
@@ -72,7 +74,7 @@ Tensor pad(const Tensor& input, const IntList& pad, const std::string& mode,
                 ") gives dimension ", d, " of input ", shape_str(input.sizes()),
                 " the negative size ", out);
   }
-  OpCall call(OpId::pad, {input}, {Attr(pad), Attr(mode), Attr(value.value_or(Scalar(0)))});
+  OpCall call(opid::pad, {input}, {Attr(pad), Attr(mode), Attr(value.value_or(Scalar(0)))});
   return dispatch_one(call);
 }
 
@@ -145,7 +147,7 @@ Tensor interpolate(const Tensor& input, const std::optional<IntList>& size,
   SmallVector<Attr, 4> attrs{Attr(out_sizes), Attr(nearest ? "nearest" : "linear"),
                              Attr(align_corners.value_or(false))};
   for (Attr& a : scales) attrs.push_back(a);
-  OpCall call(OpId::interpolate, SmallVector<Tensor, 4>{input}, std::move(attrs));
+  OpCall call(opid::interpolate, SmallVector<Tensor, 4>{input}, std::move(attrs));
   return dispatch_one(call);
 }
 

@@ -1,6 +1,7 @@
 // The fused optimizer updates (include/ember/ops/optim.h): argument checks,
 // then one dispatched op each (kernels: lib/cpu/optim.cpp).
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/optim.h"
 #include "ember/ops/optim.h"
 
 namespace ember {
@@ -51,7 +52,7 @@ void sgd_step_(const Tensor& param, const Tensor& grad, const Tensor& momentum_b
   check_param(param, op);
   check_like_param(grad, param, op, "grad");
   check_optional(momentum_buffer, momentum != 0, param, op, "momentum_buffer", "when momentum != 0");
-  OpCall call(OpId::sgd_step, {param, grad, momentum != 0 ? momentum_buffer : Tensor()},
+  OpCall call(opid::sgd_step, {param, grad, momentum != 0 ? momentum_buffer : Tensor()},
               {Attr(lr), Attr(momentum), Attr(dampening), Attr(weight_decay), Attr(nesterov),
                Attr(maximize), Attr(init_buffer)});
   run_in_place(call);
@@ -68,7 +69,7 @@ void adam_step_(const Tensor& param, const Tensor& grad, const Tensor& exp_avg,
   check_like_param(exp_avg_sq, param, op, "exp_avg_sq");
   check_optional(max_exp_avg_sq, false, param, op, "max_exp_avg_sq", "");
   check_step(step, op);
-  OpCall call(OpId::adam_step, {param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq},
+  OpCall call(opid::adam_step, {param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq},
               {Attr(lr), Attr(beta1), Attr(beta2), Attr(eps), Attr(weight_decay), Attr(step),
                Attr(maximize), Attr(decoupled_weight_decay)});
   run_in_place(call);
@@ -83,7 +84,7 @@ void rmsprop_step_(const Tensor& param, const Tensor& grad, const Tensor& square
   check_like_param(square_avg, param, op, "square_avg");
   check_optional(momentum_buffer, momentum > 0, param, op, "momentum_buffer", "when momentum > 0");
   check_optional(grad_avg, false, param, op, "grad_avg", "");
-  OpCall call(OpId::rmsprop_step,
+  OpCall call(opid::rmsprop_step,
               {param, grad, square_avg, momentum > 0 ? momentum_buffer : Tensor(), grad_avg},
               {Attr(lr), Attr(alpha), Attr(eps), Attr(weight_decay), Attr(momentum), Attr(maximize)});
   run_in_place(call);
@@ -96,7 +97,7 @@ void adagrad_step_(const Tensor& param, const Tensor& grad, const Tensor& sum, d
   check_like_param(grad, param, op, "grad");
   check_like_param(sum, param, op, "sum");
   check_step(step, op);
-  OpCall call(OpId::adagrad_step, {param, grad, sum},
+  OpCall call(opid::adagrad_step, {param, grad, sum},
               {Attr(lr), Attr(lr_decay), Attr(weight_decay), Attr(eps), Attr(step), Attr(maximize)});
   run_in_place(call);
 }

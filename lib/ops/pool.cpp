@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/linalg.h"
 #include "ember/autograd.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/views.h"
@@ -48,7 +49,7 @@ Tensor max_pool2d(const Tensor& input, const IntList& kernel_size, const IntList
   // Its gradient needs the indices: computing them now costs the kernel next to
   // nothing (it tracks them anyway); the max_pool2d row would find them again.
   bool needs_indices = is_grad_enabled() && input.requires_grad();
-  OpCall call(needs_indices ? OpId::max_pool2d_with_indices : OpId::max_pool2d, {a.input},
+  OpCall call(needs_indices ? opid::max_pool2d_with_indices : opid::max_pool2d, {a.input},
               {Attr(a.kernel), Attr(a.stride), Attr(a.padding), Attr(a.dilation), Attr(ceil_mode)});
   dispatch(call);
   return unbatch(call.outputs[0], a.batched);
@@ -59,7 +60,7 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, const In
                                                    const IntList& dilation, bool ceil_mode) {
   PoolArgs a = pool_args("max_pool2d_with_indices", input, kernel_size, stride, padding, dilation,
                          ceil_mode);
-  OpCall call(OpId::max_pool2d_with_indices, {a.input},
+  OpCall call(opid::max_pool2d_with_indices, {a.input},
               {Attr(a.kernel), Attr(a.stride), Attr(a.padding), Attr(a.dilation), Attr(ceil_mode)});
   dispatch(call);
   return {unbatch(call.outputs[0], a.batched), unbatch(call.outputs[1], a.batched)};
@@ -74,7 +75,7 @@ Tensor avg_pool2d(const Tensor& input, const IntList& kernel_size, const IntList
                     "], but got -3)");
   PoolArgs a = pool_args("avg_pool2d", input, kernel_size, stride, padding, {1}, ceil_mode);
   EMBER_CHECK(!divisor_override || *divisor_override != 0, "avg_pool2d: divisor must be not zero");
-  OpCall call(OpId::avg_pool2d, {a.input},
+  OpCall call(opid::avg_pool2d, {a.input},
               {Attr(a.kernel), Attr(a.stride), Attr(a.padding), Attr(ceil_mode),
                Attr(count_include_pad), Attr(divisor_override)});
   return unbatch(dispatch_one(call), a.batched);
@@ -101,7 +102,7 @@ Tensor adaptive_avg_pool2d(const Tensor& input,
     EMBER_CHECK(size[d] >= 0, op, ": elements of output_size must be greater than or equal to 0 but received ",
                 s ? *s : 0);
   }
-  OpCall call(OpId::adaptive_avg_pool2d, {x}, {Attr(size)});
+  OpCall call(opid::adaptive_avg_pool2d, {x}, {Attr(size)});
   return unbatch(dispatch_one(call), batched);
 }
 

@@ -2,6 +2,7 @@
 // op each (kernels: lib/cpu/pool_backward.cpp). Batched [N, C, ...] and
 // unbatched [C, ...] shapes are passed on as they are: the kernels see planes.
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/nn_backward.h"
 #include "ember/ops/nn_backward.h"
 #include "ops/nn_checks.h"
 #include "ops/pool_args.h"
@@ -42,7 +43,7 @@ Tensor max_pool2d_backward(const Tensor& grad_output, const Tensor& indices, con
   EMBER_CHECK(indices.dtype() == kInt64 && indices.sizes() == grad_output.sizes(), op,
               ": expected int64 indices of grad_output's shape ", shape_str(grad_output.sizes()),
               ", got ", describe(indices));
-  OpCall call(OpId::max_pool2d_backward, {grad_output, indices}, {Attr(in)});
+  OpCall call(opid::max_pool2d_backward, {grad_output, indices}, {Attr(in)});
   return dispatch_one(call);
 }
 
@@ -56,7 +57,7 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, const IntList& input_size,
   const int64_t nd = static_cast<int64_t>(in.size());
   DimVector plane = pooled_plane(op, w, in[nd - 3], in[nd - 2], in[nd - 1], ceil_mode);
   check_plane(op, grad_output, plane[0], plane[1], in);
-  OpCall call(OpId::avg_pool2d_backward, {grad_output},
+  OpCall call(opid::avg_pool2d_backward, {grad_output},
               {Attr(in), Attr(w.kernel), Attr(w.stride), Attr(w.padding), Attr(ceil_mode),
                Attr(count_include_pad), Attr(divisor_override)});
   return dispatch_one(call);
@@ -65,7 +66,7 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, const IntList& input_size,
 Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, const IntList& input_size) {
   const char* op = "adaptive_avg_pool2d_backward";
   DimVector in = check_pool_grad(op, grad_output, input_size);
-  OpCall call(OpId::adaptive_avg_pool2d_backward, {grad_output}, {Attr(in)});
+  OpCall call(opid::adaptive_avg_pool2d_backward, {grad_output}, {Attr(in)});
   return dispatch_one(call);
 }
 

@@ -8,6 +8,8 @@
 #include <limits>
 
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/core.h"
+#include "dispatch/op_ids/reduce.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/reduce.h"
@@ -58,7 +60,7 @@ IntRange random_bounds(DType dt) {
 // Integers in [from, hi] with hi inclusive (so that [0, 2^63 - 1] has a span: 2^63).
 Tensor& random_inclusive(Tensor& self, int64_t from, int64_t hi, Generator* generator) {
   uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(from) + 1;  // 0: 2^64
-  return run_random(OpId::random_, self, {Attr(from), Attr(static_cast<int64_t>(span))}, generator);
+  return run_random(opid::random_, self, {Attr(from), Attr(static_cast<int64_t>(span))}, generator);
 }
 
 // A floating factory's output, before a sampler fills it.
@@ -82,13 +84,13 @@ Tensor& uniform_(Tensor& self, double from, double to, Generator* generator) {
               " > to=", to);
   EMBER_CHECK(std::isfinite(to - from), "uniform_ expects to-from to be finite, but found to-from=",
               to - from);
-  return run_random(OpId::uniform_, self, {Attr(from), Attr(to)}, generator);
+  return run_random(opid::uniform_, self, {Attr(from), Attr(to)}, generator);
 }
 
 Tensor& normal_(Tensor& self, double mean, double std, Generator* generator) {
   check_floating(self, "normal_");
   EMBER_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
-  return run_random(OpId::normal_, self, {Attr(mean), Attr(std)}, generator);
+  return run_random(opid::normal_, self, {Attr(mean), Attr(std)}, generator);
 }
 
 Tensor& random_(Tensor& self, Generator* generator) {
@@ -115,7 +117,7 @@ Tensor& random_(Tensor& self, int64_t from, std::optional<int64_t> to, Generator
 
 Tensor& bernoulli_(Tensor& self, double p, Generator* generator) {
   EMBER_CHECK(p >= 0 && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
-  return run_random(OpId::bernoulli_, self, {Attr(p)}, generator);
+  return run_random(opid::bernoulli_, self, {Attr(p)}, generator);
 }
 
 Tensor& bernoulli_(Tensor& self, const Tensor& p, Generator* generator) {
@@ -209,7 +211,7 @@ Tensor randint(int64_t high, const IntList& sizes, Generator* generator, TensorO
 Tensor randperm(int64_t n, Generator* generator, TensorOptions options) {
   EMBER_CHECK(n >= 0, "randperm: n must be non-negative, got ", n);
   Tensor out = empty(IntList{n}, options.dtype(options.dtype_or(kInt64)).requires_grad(false));
-  return run_random(OpId::randperm, out, {}, generator);
+  return run_random(opid::randperm, out, {}, generator);
 }
 
 Tensor rand(const IntList& sizes, TensorOptions options) { return rand(sizes, nullptr, options); }

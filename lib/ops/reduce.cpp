@@ -3,6 +3,7 @@
 #include "ember/ops/reduce.h"
 
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/reduce.h"
 #include "ops/reduce_args.h"
 
 namespace ember {
@@ -95,19 +96,19 @@ Tensor arg_max_min(OpId op, const Tensor& self, std::optional<int64_t> dim, bool
 Tensor sum(const Tensor& self, std::optional<DType> dtype) { return sum(self, IntList{}, false, dtype); }
 Tensor sum(const Tensor& self, const IntList& dim, bool keepdim, std::optional<DType> dtype) {
   DimVector dims = normalize_dims(self, dim, "sum");
-  return run(OpId::sum, self, {Attr(dims), Attr(keepdim), Attr(sum_dtype(self, dtype))});
+  return run(opid::sum, self, {Attr(dims), Attr(keepdim), Attr(sum_dtype(self, dtype))});
 }
 
 Tensor mean(const Tensor& self, std::optional<DType> dtype) { return mean(self, IntList{}, false, dtype); }
 Tensor mean(const Tensor& self, const IntList& dim, bool keepdim, std::optional<DType> dtype) {
   DimVector dims = normalize_dims(self, dim, "mean");
-  return run(OpId::mean, self, {Attr(dims), Attr(keepdim), Attr(mean_dtype(self, dtype))});
+  return run(opid::mean, self, {Attr(dims), Attr(keepdim), Attr(mean_dtype(self, dtype))});
 }
 
 Tensor prod(const Tensor& self, std::optional<DType> dtype) { return prod(self, IntList{}, false, dtype); }
 Tensor prod(const Tensor& self, const IntList& dim, bool keepdim, std::optional<DType> dtype) {
   DimVector dims = normalize_dims(self, dim, "prod");
-  return run(OpId::prod, self, {Attr(dims), Attr(keepdim), Attr(sum_dtype(self, dtype))});
+  return run(opid::prod, self, {Attr(dims), Attr(keepdim), Attr(sum_dtype(self, dtype))});
 }
 
 namespace {
@@ -119,28 +120,28 @@ Tensor amax_amin(OpId op, const Tensor& self, const IntList& dim, bool keepdim, 
 }  // namespace
 
 Tensor amax(const Tensor& self, const IntList& dim, bool keepdim) {
-  return amax_amin(OpId::amax, self, dim, keepdim, "amax");
+  return amax_amin(opid::amax, self, dim, keepdim, "amax");
 }
 Tensor amin(const Tensor& self, const IntList& dim, bool keepdim) {
-  return amax_amin(OpId::amin, self, dim, keepdim, "amin");
+  return amax_amin(opid::amin, self, dim, keepdim, "amin");
 }
 
 // max(x) is amax over every dim, with max's own message for an empty input.
 Tensor max(const Tensor& self) {
   DimVector dims = normalize_dims(self, {}, "max");
   check_nonempty_dims(self, dims, false, "max");
-  return run(OpId::amax, self, {Attr(dims), Attr(false)});
+  return run(opid::amax, self, {Attr(dims), Attr(false)});
 }
 Tensor min(const Tensor& self) {
   DimVector dims = normalize_dims(self, {}, "min");
   check_nonempty_dims(self, dims, false, "min");
-  return run(OpId::amin, self, {Attr(dims), Attr(false)});
+  return run(opid::amin, self, {Attr(dims), Attr(false)});
 }
 std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim) {
-  return max_min_dim(OpId::max_dim, self, dim, keepdim, "max");
+  return max_min_dim(opid::max_dim, self, dim, keepdim, "max");
 }
 std::tuple<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim) {
-  return max_min_dim(OpId::min_dim, self, dim, keepdim, "min");
+  return max_min_dim(opid::min_dim, self, dim, keepdim, "min");
 }
 
 std::tuple<Tensor, Tensor> aminmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
@@ -150,16 +151,16 @@ std::tuple<Tensor, Tensor> aminmax(const Tensor& self, std::optional<int64_t> di
   EMBER_CHECK(dim || self.numel() != 0, "aminmax(): cannot compute aminmax over an empty dimension "
               "as the operation has no identity.");
   check_nonempty_dims(self, nd, true, "aminmax");
-  OpCall call(OpId::aminmax, {self}, {Attr(nd), Attr(keepdim)});
+  OpCall call(opid::aminmax, {self}, {Attr(nd), Attr(keepdim)});
   dispatch(call);
   return {call.outputs[0], call.outputs[1]};
 }
 
 Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
-  return arg_max_min(OpId::argmax, self, dim, keepdim, "argmax");
+  return arg_max_min(opid::argmax, self, dim, keepdim, "argmax");
 }
 Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
-  return arg_max_min(OpId::argmin, self, dim, keepdim, "argmin");
+  return arg_max_min(opid::argmin, self, dim, keepdim, "argmin");
 }
 
 namespace {
@@ -169,18 +170,18 @@ Tensor any_all(OpId op, const Tensor& self, const IntList& dim, bool keepdim, co
 }
 }  // namespace
 
-Tensor any(const Tensor& self) { return any_all(OpId::any, self, {}, false, "any"); }
+Tensor any(const Tensor& self) { return any_all(opid::any, self, {}, false, "any"); }
 Tensor any(const Tensor& self, const IntList& dim, bool keepdim) {
-  return any_all(OpId::any, self, dim, keepdim, "any");
+  return any_all(opid::any, self, dim, keepdim, "any");
 }
-Tensor all(const Tensor& self) { return any_all(OpId::all, self, {}, false, "all"); }
+Tensor all(const Tensor& self) { return any_all(opid::all, self, {}, false, "all"); }
 Tensor all(const Tensor& self, const IntList& dim, bool keepdim) {
-  return any_all(OpId::all, self, dim, keepdim, "all");
+  return any_all(opid::all, self, dim, keepdim, "all");
 }
 
 Tensor count_nonzero(const Tensor& self, const IntList& dim) {
   DimVector dims = normalize_dims(self, dim, "count_nonzero");
-  return run(OpId::count_nonzero, self, {Attr(dims)});
+  return run(opid::count_nonzero, self, {Attr(dims)});
 }
 
 }  // namespace ember

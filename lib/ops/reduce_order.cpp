@@ -13,6 +13,7 @@
 #include "ember/ops/statistics.h"
 #include "ember/ops/views.h"
 #include "ops/reduce_args.h"
+#include "dispatch/op_ids/reduce.h"
 
 namespace ember {
 

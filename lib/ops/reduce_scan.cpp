@@ -1,5 +1,6 @@
 // Op functions along one dim: the scans cumsum and cumprod, softmax and log_softmax.
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/reduce.h"
 #include "ember/ops/reduce.h"
 #include "ops/reduce_args.h"
 
@@ -25,17 +26,17 @@ Tensor softmax_like(OpId op, const Tensor& self, int64_t dim, std::optional<DTyp
 }  // namespace
 
 Tensor cumsum(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
-  return scan(OpId::cumsum, self, dim, dtype, "cumsum");
+  return scan(opid::cumsum, self, dim, dtype, "cumsum");
 }
 Tensor cumprod(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
-  return scan(OpId::cumprod, self, dim, dtype, "cumprod");
+  return scan(opid::cumprod, self, dim, dtype, "cumprod");
 }
 
 Tensor softmax(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
-  return softmax_like(OpId::softmax, self, dim, dtype, "softmax");
+  return softmax_like(opid::softmax, self, dim, dtype, "softmax");
 }
 Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
-  return softmax_like(OpId::log_softmax, self, dim, dtype, "log_softmax");
+  return softmax_like(opid::log_softmax, self, dim, dtype, "log_softmax");
 }
 
 }  // namespace ember

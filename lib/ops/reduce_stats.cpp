@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/reduce.h"
 #include "ember/ops/reduce.h"
 #include "ember/ops/views.h"
 #include "ops/reduce_args.h"
@@ -28,19 +29,19 @@ OpCall moments_call(OpId op, const Tensor& self, const IntList& dim, double corr
 }  // namespace
 
 Tensor var(const Tensor& self, const IntList& dim, double correction, bool keepdim) {
-  return moments_call(OpId::var, self, dim, correction, keepdim, "var").outputs[0];
+  return moments_call(opid::var, self, dim, correction, keepdim, "var").outputs[0];
 }
 Tensor std(const Tensor& self, const IntList& dim, double correction, bool keepdim) {
-  return moments_call(OpId::std, self, dim, correction, keepdim, "std").outputs[0];
+  return moments_call(opid::std, self, dim, correction, keepdim, "std").outputs[0];
 }
 std::tuple<Tensor, Tensor> var_mean(const Tensor& self, const IntList& dim, double correction,
                                     bool keepdim) {
-  OpCall call = moments_call(OpId::var_mean, self, dim, correction, keepdim, "var_mean");
+  OpCall call = moments_call(opid::var_mean, self, dim, correction, keepdim, "var_mean");
   return {call.outputs[0], call.outputs[1]};
 }
 std::tuple<Tensor, Tensor> std_mean(const Tensor& self, const IntList& dim, double correction,
                                     bool keepdim) {
-  OpCall call = moments_call(OpId::std_mean, self, dim, correction, keepdim, "std_mean");
+  OpCall call = moments_call(opid::std_mean, self, dim, correction, keepdim, "std_mean");
   return {call.outputs[0], call.outputs[1]};
 }
 
@@ -63,7 +64,7 @@ Tensor norm(const Tensor& self, double p, const IntList& dim, bool keepdim, std:
       EMBER_CHECK(self.size(d) != 0, "norm: cannot compute the ", which, " norm on the dimension ", d,
                   " because this dimension is empty and the operation does not have an identity");
   }
-  return reduce::run(OpId::norm, self, {Attr(p), Attr(dims), Attr(keepdim), Attr(dtype.value_or(self.dtype()))});
+  return reduce::run(opid::norm, self, {Attr(p), Attr(dims), Attr(keepdim), Attr(dtype.value_or(self.dtype()))});
 }
 
 Tensor norm(const Tensor& self, const std::string& p, const IntList& dim, bool keepdim,
@@ -79,7 +80,7 @@ Tensor logsumexp(const Tensor& self, const IntList& dim, bool keepdim) {
   DimVector dims = normalize_dims(self, dim, "logsumexp");
   // Integers and bool compute in the default float dtype, as in PyTorch.
   Tensor x = is_floating(self.dtype()) ? self : to(self, std::nullopt, default_dtype());
-  return reduce::run(OpId::logsumexp, x, {Attr(dims), Attr(keepdim)});
+  return reduce::run(opid::logsumexp, x, {Attr(dims), Attr(keepdim)});
 }
 
 }  // namespace ember

@@ -4,6 +4,8 @@
 // recurrent layers (rnn.cpp) run on them, so a step costs its matmul and one pass
 // instead of about ten ops.
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/nn.h"
+#include "dispatch/op_ids/nn_backward.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/nn_backward.h"
 #include "ember/ops/rnn.h"
@@ -50,7 +52,7 @@ void check_gru_operands(const Tensor& gx, const Tensor& gh, const Tensor& h, con
 
 Tensor gru_cell_fused(const Tensor& gx, const Tensor& gh, const Tensor& h) {
   check_gru_operands(gx, gh, h, "gru_cell_fused");
-  OpCall call(OpId::gru_cell_fused, {gx.contiguous(), gh.contiguous(), h.contiguous()}, {});
+  OpCall call(opid::gru_cell_fused, {gx.contiguous(), gh.contiguous(), h.contiguous()}, {});
   return dispatch_one(call);
 }
 
@@ -61,7 +63,7 @@ std::tuple<Tensor, Tensor, Tensor> gru_cell_fused_backward(const Tensor& grad_h,
   check_defined(grad_h, op, "grad_h");
   EMBER_CHECK(grad_h.sizes() == h.sizes() && grad_h.dtype() == h.dtype(), op, ": expected grad_h "
               "like h (", describe(h), "), got ", describe(grad_h));
-  OpCall call(OpId::gru_cell_fused_backward,
+  OpCall call(opid::gru_cell_fused_backward,
               {grad_h.contiguous(), gx.contiguous(), gh.contiguous(), h.contiguous()}, {});
   dispatch(call);
   return {call.outputs[0], call.outputs[1], call.outputs[2]};
@@ -69,7 +71,7 @@ std::tuple<Tensor, Tensor, Tensor> gru_cell_fused_backward(const Tensor& grad_h,
 
 std::tuple<Tensor, Tensor> lstm_cell_fused(const Tensor& gates, const Tensor& c) {
   check_gates_and_state(gates, c, "lstm_cell_fused");
-  OpCall call(OpId::lstm_cell_fused, {gates.contiguous(), c.contiguous()}, {});
+  OpCall call(opid::lstm_cell_fused, {gates.contiguous(), c.contiguous()}, {});
   dispatch(call);
   return {call.outputs[0], call.outputs[1]};
 }
@@ -86,7 +88,7 @@ std::tuple<Tensor, Tensor> lstm_cell_fused_backward(const Tensor& grad_h, const 
     return t.contiguous();
   };
   check_defined(c_new, op, "c_new");
-  OpCall call(OpId::lstm_cell_fused_backward,
+  OpCall call(opid::lstm_cell_fused_backward,
               {state_like(grad_h, "grad_h"), state_like(grad_c, "grad_c"), gates.contiguous(),
                c.contiguous(), state_like(c_new, "c_new")},
               {});

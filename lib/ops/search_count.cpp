@@ -3,6 +3,8 @@
 #include <cmath>
 
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/reduce.h"
+#include "dispatch/op_ids/shape_index.h"
 #include "ember/autograd.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
@@ -36,7 +38,7 @@ bool leading_dims_match(const Tensor& seq, const Tensor& values) {
 // lib/cuda/sort/searchsorted.cu), both operands in their promoted dtype.
 Tensor search(const Tensor& seq, const Tensor& values, bool right, bool out_int32) {
   const DType common = result_type({&seq, &values});
-  OpCall call(OpId::searchsorted,
+  OpCall call(opid::searchsorted,
               {seq.to(common).contiguous(), values.to(common).contiguous()},
               {Attr(right), Attr(out_int32)});
   return dispatch_one(call);

@@ -2,6 +2,8 @@
 // split, chunk, tensor_split (views made with narrow/slice).
 #include "autograd/view_tracking.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/reduce.h"
+#include "dispatch/op_ids/shape_index.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/shape_index.h"
 #include "ember/ops/views.h"
@@ -47,7 +49,7 @@ Tensor cat(const TensorList& tensors, int64_t dim) {
                   shape_str(ref->sizes()), " and ", shape_str(t.sizes()), ")");
     inputs.push_back(t);
   }
-  OpCall call(OpId::cat, std::move(inputs), {Attr(d), Attr(dtype)});
+  OpCall call(opid::cat, std::move(inputs), {Attr(d), Attr(dtype)});
   return dispatch_one(call);
 }
 

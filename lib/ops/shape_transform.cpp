@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/reduce.h"
+#include "dispatch/op_ids/shape_index.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/shape_index.h"
 #include "ember/ops/views.h"
@@ -44,7 +46,7 @@ Tensor flip(const Tensor& self, const IntList& dims) {
     wrapped.push_back(w);
   }
   if (self.dim() == 0) wrapped.clear();
-  OpCall call(OpId::flip, {self}, {Attr(wrapped)});
+  OpCall call(opid::flip, {self}, {Attr(wrapped)});
   return dispatch_one(call);
 }
 
@@ -90,8 +92,8 @@ Tensor triangle(OpId op, const Tensor& self, int64_t diagonal, const char* name)
 }
 }  // namespace
 
-Tensor tril(const Tensor& self, int64_t diagonal) { return triangle(OpId::tril, self, diagonal, "tril"); }
-Tensor triu(const Tensor& self, int64_t diagonal) { return triangle(OpId::triu, self, diagonal, "triu"); }
+Tensor tril(const Tensor& self, int64_t diagonal) { return triangle(opid::tril, self, diagonal, "tril"); }
+Tensor triu(const Tensor& self, int64_t diagonal) { return triangle(opid::triu, self, diagonal, "triu"); }
 
 Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
   const int64_t nd = self.dim();

@@ -1,6 +1,7 @@
 // Sorting: sort, topk, unique (ops) and argsort (a composite).
 // Note [NaN order] (lib/cpu/sort.cpp): NaN compares larger than every number.
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/shape_index.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/shape_index.h"
 #include "ember/ops/views.h"
@@ -10,7 +11,7 @@ namespace ember {
 // Ties keep their order whatever `stable` says (the kernel breaks ties by index).
 std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending, bool stable) {
   const int64_t d = wrap_dim(dim, self.dim(), "sort");
-  OpCall call(OpId::sort, {self}, {Attr(d), Attr(descending), Attr(stable)});
+  OpCall call(opid::sort, {self}, {Attr(d), Attr(descending), Attr(stable)});
   dispatch(call);
   return {call.outputs[0], call.outputs[1]};
 }
@@ -25,7 +26,7 @@ std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool
   const int64_t size = self.dim() ? self.sizes()[d] : 1;
   EMBER_CHECK(k >= 0 && k <= size, "topk: selected index k out of range (k = ", k,
               ", the size of dimension ", d, " is ", size, ")");
-  OpCall call(OpId::topk, {self}, {Attr(k), Attr(d), Attr(largest), Attr(sorted)});
+  OpCall call(opid::topk, {self}, {Attr(k), Attr(d), Attr(largest), Attr(sorted)});
   dispatch(call);
   return {call.outputs[0], call.outputs[1]};
 }
@@ -44,7 +45,7 @@ std::tuple<Tensor, Tensor, Tensor> unique(const Tensor& self, bool sorted, bool 
                   describe(self), ", dim ", d, ")");
     dim_attr = Attr(d);
   }
-  OpCall call(OpId::unique, {self}, {dim_attr});
+  OpCall call(opid::unique, {self}, {dim_attr});
   dispatch(call);
   Tensor none = empty(IntList{0}, TensorOptions(kInt64).device(self.device()));
   return {call.outputs[0], return_inverse ? call.outputs[1] : none,

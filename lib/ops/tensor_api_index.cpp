@@ -10,6 +10,7 @@
 #include "ember/ops/shape_index.h"
 #include "ember/ops/tensor_api.h"
 #include "ember/ops/views.h"
+#include "dispatch/op_ids/shape_index.h"
 
 namespace ember {
 

@@ -3,6 +3,7 @@
 // than zeros + an in-place copy into a view) so that their own gradient, for
 // higher derivatives, is simply the same view of the incoming gradient.
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/core.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/view_backward.h"
 #include "ember/ops/views.h"
@@ -11,13 +12,13 @@ namespace ember {
 
 Tensor slice_backward(const Tensor& grad, const DimVector& input_sizes, int64_t dim, int64_t start,
                       int64_t end, int64_t step) {
-  OpCall call(OpId::slice_backward, {grad},
+  OpCall call(opid::slice_backward, {grad},
               {Attr(input_sizes), Attr(dim), Attr(start), Attr(end), Attr(step)});
   return dispatch_one(call);
 }
 
 Tensor select_backward(const Tensor& grad, const DimVector& input_sizes, int64_t dim, int64_t index) {
-  OpCall call(OpId::select_backward, {grad}, {Attr(input_sizes), Attr(dim), Attr(index)});
+  OpCall call(opid::select_backward, {grad}, {Attr(input_sizes), Attr(dim), Attr(index)});
   return dispatch_one(call);
 }
 

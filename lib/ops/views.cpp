@@ -11,6 +11,8 @@
 #include "ember/ops/shape_index.h"
 #include "dispatch/call_inputs.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/core.h"
+#include "dispatch/op_ids/shape_index.h"
 #include "ops/make_view.h"
 
 namespace ember {
@@ -92,14 +94,14 @@ Tensor view(const Tensor& self, const IntList& shape) {
               "size ", shape_str(self.sizes()), " and stride ", shape_str(self.strides()),
               " (at least one dimension spans across two contiguous subspaces). "
               "Use .reshape(...) instead.");
-  return run_view(OpId::view, self, {Attr(sizes)});
+  return run_view(opid::view, self, {Attr(sizes)});
 }
 
 Tensor reshape(const Tensor& self, const IntList& shape) {
   DimVector sizes = infer_size(shape, self.numel(), "reshape");
   if (view_strides(self.sizes(), self.strides(), sizes))
-    return run_view(OpId::view, self, {Attr(sizes)});
-  return run_view(OpId::view, contiguous(self), {Attr(sizes)});
+    return run_view(opid::view, self, {Attr(sizes)});
+  return run_view(opid::view, contiguous(self), {Attr(sizes)});
 }
 
 Tensor transpose(const Tensor& self, int64_t d0, int64_t d1) {
@@ -107,7 +109,7 @@ Tensor transpose(const Tensor& self, int64_t d0, int64_t d1) {
   d0 = wrap_dim(d0, n, "transpose");
   d1 = wrap_dim(d1, n, "transpose");
   if (n == 0) return alias(self);
-  return run_view(OpId::transpose, self, {Attr(d0), Attr(d1)});
+  return run_view(opid::transpose, self, {Attr(d0), Attr(d1)});
 }
 
 Tensor permute(const Tensor& self, const IntList& dims) {
@@ -121,7 +123,7 @@ Tensor permute(const Tensor& self, const IntList& dims) {
     EMBER_CHECK(n == 0 || !seen[wrapped[i]], "permute: dim ", dims[i], " appears more than once");
     if (n) seen[wrapped[i]] = true;
   }
-  return run_view(OpId::permute, self, {Attr(wrapped)});
+  return run_view(opid::permute, self, {Attr(wrapped)});
 }
 
 Tensor t(const Tensor& self) {
@@ -150,26 +152,26 @@ Tensor expand(const Tensor& self, const IntList& shape) {
                 ". Tensor sizes: ", shape_str(self.sizes()));
     sizes[i] = want;
   }
-  return run_view(OpId::expand, self, {Attr(sizes)});
+  return run_view(opid::expand, self, {Attr(sizes)});
 }
 
 Tensor squeeze(const Tensor& self) {
   DimVector dims;
   for (int64_t d = 0; d < self.dim(); ++d)
     if (self.sizes()[d] == 1) dims.push_back(d);
-  return run_view(OpId::squeeze, self, {Attr(dims)});
+  return run_view(opid::squeeze, self, {Attr(dims)});
 }
 
 Tensor squeeze(const Tensor& self, int64_t dim) {
   int64_t d = wrap_dim(dim, self.dim(), "squeeze");
   DimVector dims;
   if (self.dim() > 0 && self.sizes()[d] == 1) dims.push_back(d);
-  return run_view(OpId::squeeze, self, {Attr(dims)});
+  return run_view(opid::squeeze, self, {Attr(dims)});
 }
 
 Tensor unsqueeze(const Tensor& self, int64_t dim) {
   int64_t d = wrap_dim(dim, self.dim() + 1, "unsqueeze");
-  return run_view(OpId::unsqueeze, self, {Attr(d)});
+  return run_view(opid::unsqueeze, self, {Attr(d)});
 }
 
 Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
@@ -211,7 +213,7 @@ Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start,
   int64_t s = start ? clamp(*start) : 0;
   int64_t e = end ? clamp(*end) : size;
   if (e < s) e = s;
-  return run_view(OpId::slice, self, {Attr(d), Attr(s), Attr(e), Attr(step)});
+  return run_view(opid::slice, self, {Attr(d), Attr(s), Attr(e), Attr(step)});
 }
 
 Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
@@ -223,7 +225,7 @@ Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
                     ") out of range for dimension ", d, " of size ", size);
   EMBER_CHECK(length >= 0 && start + length <= size, "narrow: start (", start, ") + length (",
               length, ") exceeds dimension size (", size, ")");
-  return run_view(OpId::slice, self, {Attr(d), Attr(start), Attr(start + length), Attr(int64_t(1))});
+  return run_view(opid::slice, self, {Attr(d), Attr(start), Attr(start + length), Attr(int64_t(1))});
 }
 
 Tensor select(const Tensor& self, int64_t dim, int64_t index) {
@@ -233,7 +235,7 @@ Tensor select(const Tensor& self, int64_t dim, int64_t index) {
   EMBER_CHECK_INDEX(index >= -size && index < size, "index ", index,
                     " is out of bounds for dimension ", d, " with size ", size);
   if (index < 0) index += size;
-  return run_view(OpId::select, self, {Attr(d), Attr(index)});
+  return run_view(opid::select, self, {Attr(d), Attr(index)});
 }
 
 namespace {
@@ -292,7 +294,7 @@ Tensor as_strided(const Tensor& self, const IntList& sizes, const IntList& strid
               shape_str(DimVector(sizes.begin(), sizes.end())), ", strides ",
               shape_str(DimVector(strides.begin(), strides.end())), " and storage offset ", offset,
               " reach element ", max_index, " of a storage of only ", storage_elems, " elements");
-  return run_view(OpId::as_strided, self,
+  return run_view(opid::as_strided, self,
                   {Attr(DimVector(sizes.begin(), sizes.end())),
                    Attr(DimVector(strides.begin(), strides.end())), Attr(offset)});
 }
@@ -309,7 +311,7 @@ Tensor movedim(const Tensor& self, int64_t src, int64_t dst) {
   return permute(self, order);
 }
 
-Tensor alias(const Tensor& self) { return run_view(OpId::alias, self, {}); }
+Tensor alias(const Tensor& self) { return run_view(opid::alias, self, {}); }
 
 // ---- kernels: geometry only -------------------------------------------------
 

@@ -8,6 +8,7 @@
 
 #include "optim/lr_scheduler_util.h"
 #include "optim/values.h"
+#include "dispatch/op_ids/reduce.h"
 
 namespace ember::optim {
 

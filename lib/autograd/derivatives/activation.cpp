@@ -8,6 +8,7 @@
 #include "autograd/derivatives.h"
 #include "ember/ops/activation.h"
 #include "ember/ops/elementwise.h"
+#include "dispatch/op_ids/elementwise.h"
 
 namespace ember::autograd {
 namespace {

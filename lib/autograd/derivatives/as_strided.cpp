@@ -16,6 +16,7 @@
 #include "ember/ops/reduce.h"
 #include "ember/ops/shape_index.h"
 #include "ember/ops/views.h"
+#include "dispatch/op_ids/core.h"
 
 namespace ember::autograd {
 namespace {

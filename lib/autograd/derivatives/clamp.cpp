@@ -6,6 +6,7 @@
 //   is split in halves (as maximum/minimum); with lo > hi everything goes to hi.
 #include "autograd/derivatives.h"
 #include "ember/ops/elementwise.h"
+#include "dispatch/op_ids/elementwise.h"
 
 namespace ember::autograd {
 namespace {

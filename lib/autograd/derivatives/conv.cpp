@@ -17,6 +17,8 @@
 #include "ember/ops/reduce.h"
 #include "ember/ops/shape_index.h"
 #include "ember/ops/views.h"
+#include "dispatch/op_ids/linalg.h"
+#include "dispatch/op_ids/nn_backward.h"
 
 namespace ember::autograd {
 namespace {

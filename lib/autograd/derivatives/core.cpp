@@ -4,6 +4,7 @@
 #include "ember/ops/factories.h"
 #include "ember/ops/view_backward.h"
 #include "ember/ops/views.h"
+#include "dispatch/op_ids/core.h"
 
 namespace ember::autograd {
 namespace {

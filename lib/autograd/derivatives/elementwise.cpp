@@ -8,6 +8,7 @@
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/views.h"
+#include "dispatch/op_ids/elementwise.h"
 
 namespace ember::autograd {
 namespace {

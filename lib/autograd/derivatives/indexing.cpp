@@ -10,6 +10,7 @@
 #include "autograd/grad_utils.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/shape_index.h"
+#include "dispatch/op_ids/shape_index.h"
 
 namespace ember::autograd {
 namespace {

@@ -5,6 +5,7 @@
 #include "ember/ops/elementwise.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/views.h"
+#include "dispatch/op_ids/linalg.h"
 
 namespace ember::autograd {
 namespace {

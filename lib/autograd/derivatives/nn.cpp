@@ -13,6 +13,7 @@
 #include "ember/ops/nn.h"
 #include "ember/ops/nn_backward.h"
 #include "ember/ops/reduce.h"
+#include "dispatch/op_ids/nn.h"
 
 namespace ember::autograd {
 namespace {

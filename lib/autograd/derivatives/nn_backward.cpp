@@ -18,6 +18,7 @@
 #include "ember/ops/nn.h"
 #include "ember/ops/nn_backward.h"
 #include "ember/ops/reduce.h"
+#include "dispatch/op_ids/nn_backward.h"
 
 namespace ember::autograd {
 namespace {

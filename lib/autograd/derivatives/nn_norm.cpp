@@ -11,6 +11,7 @@
 #include "ember/ops/nn_backward.h"
 #include "ember/ops/reduce.h"
 #include "ember/ops/views.h"
+#include "dispatch/op_ids/nn.h"
 
 namespace ember::autograd {
 namespace {

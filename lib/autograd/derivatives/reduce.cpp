@@ -10,6 +10,7 @@
 #include "ember/ops/elementwise.h"
 #include "ember/ops/reduce.h"
 #include "ember/ops/views.h"
+#include "dispatch/op_ids/reduce.h"
 
 namespace ember::autograd {
 namespace {

@@ -10,6 +10,7 @@
 #include "ember/ops/rnn.h"
 #include "ember/ops/shape_index.h"
 #include "ember/ops/views.h"
+#include "dispatch/op_ids/nn.h"
 
 namespace ember::autograd {
 namespace {

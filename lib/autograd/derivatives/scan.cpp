@@ -13,6 +13,7 @@
 #include "ember/ops/reduce.h"
 #include "ember/ops/shape_index.h"
 #include "ember/ops/views.h"
+#include "dispatch/op_ids/reduce.h"
 
 namespace ember::autograd {
 namespace {

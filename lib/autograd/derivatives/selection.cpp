@@ -9,6 +9,8 @@
 #include "ember/ops/factories.h"
 #include "ember/ops/shape_index.h"
 #include "ember/ops/views.h"
+#include "dispatch/op_ids/reduce.h"
+#include "dispatch/op_ids/shape_index.h"
 
 namespace ember::autograd {
 namespace {

@@ -16,6 +16,7 @@
 #include "ember/ops/shape_index.h"
 #include "ember/ops/view_backward.h"
 #include "ember/ops/views.h"
+#include "dispatch/op_ids/shape_index.h"
 
 namespace ember::autograd {
 namespace {

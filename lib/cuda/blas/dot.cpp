@@ -5,6 +5,7 @@
 #include "cuda/blas/gemm.h"
 #include "cuda/launch.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/linalg.h"
 #include "ember/ops/factories.h"
 
 namespace ember::cuda::blas {

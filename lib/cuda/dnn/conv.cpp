@@ -8,6 +8,8 @@
 #include "cuda/dnn/conv_bias.h"
 #include "cuda/launch.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/linalg.h"
+#include "dispatch/op_ids/nn_backward.h"
 #include "ember/ops/factories.h"
 
 namespace ember::cuda::dnn {

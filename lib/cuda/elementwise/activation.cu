@@ -3,6 +3,7 @@
 // cpu/binary.cpp; formulas: core/elementwise_math.h).
 #include "core/elementwise_math.h"
 #include "cuda/elementwise/helpers.cuh"
+#include "dispatch/op_ids/elementwise.h"
 
 namespace ember::cuda {
 namespace {

@@ -3,6 +3,7 @@
 // (cpu/bitwise.cpp).
 #include "core/int_math.h"
 #include "cuda/elementwise/helpers.cuh"
+#include "dispatch/op_ids/elementwise.h"
 
 namespace ember::cuda {
 namespace {

@@ -5,6 +5,7 @@
 // ops): the operator is a launch argument, the same for every thread, so the
 // switch costs no divergence, and the build compiles 20 kernels instead of 90.
 #include "cuda/elementwise/helpers.cuh"
+#include "dispatch/op_ids/elementwise.h"
 
 namespace ember::cuda {
 namespace {

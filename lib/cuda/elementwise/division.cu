@@ -9,6 +9,7 @@
 #include "core/int_math.h"
 #include "cuda/device_error.h"
 #include "cuda/elementwise/helpers.cuh"
+#include "dispatch/op_ids/elementwise.h"
 
 namespace ember::cuda {
 namespace {

@@ -5,6 +5,7 @@
 
 #include "core/int_math.h"
 #include "cuda/elementwise/helpers.cuh"
+#include "dispatch/op_ids/elementwise.h"
 
 namespace ember::cuda {
 namespace {

@@ -2,6 +2,7 @@
 // weight) (cpu/ternary.cpp; lerp's formula: cpu/lerp.h, shared with the CPU).
 #include "cpu/lerp.h"
 #include "cuda/elementwise/helpers.cuh"
+#include "dispatch/op_ids/elementwise.h"
 
 namespace ember::cuda {
 namespace {

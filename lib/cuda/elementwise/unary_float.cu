@@ -6,6 +6,7 @@
 
 #include "core/elementwise_math.h"
 #include "cuda/elementwise/helpers.cuh"
+#include "dispatch/op_ids/elementwise.h"
 
 namespace ember::cuda {
 namespace {

@@ -11,6 +11,7 @@
 #include "cpu/index_plan.h"
 #include "cuda/index/positions.cuh"
 #include "ember/ops/factories.h"
+#include "dispatch/op_ids/shape_index.h"
 
 namespace ember::cuda {
 namespace {
@@ -59,7 +60,7 @@ Plan plan_index(cudaStream_t stream, const Tensor& self, const TensorList& indic
 void index_kernel(OpCall& c) {
   const Tensor& self = c.in(0);
   LaunchContext ctx(self);
-  Plan plan = plan_index(ctx.stream, self, index_tensors(c, 1), OpId::index);
+  Plan plan = plan_index(ctx.stream, self, index_tensors(c, 1), opid::index);
   Tensor out = empty(plan.geo.result_shape, TensorOptions(self.dtype()).device(self.device()));
   const Tensor& sv = plan.views.self_view;
   const Tensor& ov = plan.views.offsets_view;
@@ -83,7 +84,7 @@ void index_put_kernel(OpCall& c) {
   const Tensor values = on_device(c.in(1), *c.device);
   const bool accumulate = c.attr(0).to_bool();
   LaunchContext ctx(self);
-  Plan plan = plan_index(ctx.stream, self, index_tensors(c, 2), OpId::index_put_);
+  Plan plan = plan_index(ctx.stream, self, index_tensors(c, 2), opid::index_put_);
   const Tensor& sv = plan.views.self_view;
   const Tensor& ov = plan.views.offsets_view;
   if (sv.numel() == 0) return;
@@ -123,7 +124,7 @@ void take_kernel(OpCall& c) {
     cpu::copy_into(flat, self);
   }
   LaunchContext ctx(out);
-  const DeviceErrorReporter err = device_error_reporter(out.device().index, OpId::take);
+  const DeviceErrorReporter err = device_error_reporter(out.device().index, opid::take);
   const int64_t numel = self.numel();
   EMBER_DISPATCH_ELEMENT_SIZE(out.element_size(), [&] {
     using T = elem_t;

@@ -3,6 +3,7 @@
 // CUDA one strided copy kernel per input of cat (casting to the promoted dtype,
 // empty inputs skipped), one for flip (negative strides).
 #include "cpu/shape_copies.h"
+#include "dispatch/op_ids/shape_index.h"
 
 namespace ember::cuda {
 namespace {

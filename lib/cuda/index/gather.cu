@@ -5,6 +5,7 @@
 #include "cpu/index_loops.h"
 #include "cuda/index/positions.cuh"
 #include "ember/ops/factories.h"
+#include "dispatch/op_ids/shape_index.h"
 
 namespace ember::cuda {
 namespace {
@@ -33,7 +34,7 @@ void gather_kernel(OpCall& c) {
   const Tensor& self = c.in(0);
   const Tensor& index = c.in(1);
   Tensor out = empty(index.sizes(), TensorOptions(self.dtype()).device(self.device()));
-  if (out.numel()) gather_along(out, self, index, c.attr(0).to_int(), OpId::gather);
+  if (out.numel()) gather_along(out, self, index, c.attr(0).to_int(), opid::gather);
   c.outputs.push_back(out);
 }
 
@@ -49,7 +50,7 @@ void index_select_kernel(OpCall& c) {
     DimVector strides(out.dim(), 0);
     strides[dim] = index.dim() ? index.stride(0) : 0;
     gather_along(out, self, cpu::restride(index, sizes, strides, index.storage_offset()), dim,
-                 OpId::index_select);
+                 opid::index_select);
   }
   c.outputs.push_back(out);
 }

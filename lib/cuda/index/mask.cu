@@ -11,6 +11,7 @@
 #include "cuda/loops.cuh"
 #include "cuda/strided_kernels.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/shape_index.h"
 
 namespace ember::cuda {
 namespace {

@@ -15,6 +15,7 @@
 #include "cpu/dtype_dispatch.h"
 #include "cpu/index_loops.h"
 #include "cuda/index/positions.cuh"
+#include "dispatch/op_ids/shape_index.h"
 
 namespace ember::cuda {
 namespace {
@@ -124,31 +125,31 @@ Tensor spread_index(const Tensor& index, const Tensor& like, int64_t dim) {
 }
 
 void scatter_kernel(OpCall& c) {
-  run_scatter({c.outputs[0], c.in(1), c.in(2), c.attr(0).to_int(), false, OpId::scatter_},
+  run_scatter({c.outputs[0], c.in(1), c.in(2), c.attr(0).to_int(), false, opid::scatter_},
               parse_reduce(c.attr(1).to_string()), Scalar());
 }
 
 void scatter_value_kernel(OpCall& c) {
-  run_scatter({c.outputs[0], c.in(1), Tensor(), c.attr(0).to_int(), false, OpId::scatter_value_},
+  run_scatter({c.outputs[0], c.in(1), Tensor(), c.attr(0).to_int(), false, opid::scatter_value_},
               parse_reduce(c.attr(2).to_string()), c.attr(1).to_scalar());
 }
 
 void scatter_add_kernel(OpCall& c) {
-  run_scatter({c.outputs[0], c.in(1), c.in(2), c.attr(0).to_int(), false, OpId::scatter_add_},
+  run_scatter({c.outputs[0], c.in(1), c.in(2), c.attr(0).to_int(), false, opid::scatter_add_},
               Reduce::Add, Scalar());
 }
 
 void index_copy_kernel(OpCall& c) {
   const Tensor& source = c.in(2);
   const int64_t dim = c.attr(0).to_int();
-  run_scatter({c.outputs[0], spread_index(c.in(1), source, dim), source, dim, false, OpId::index_copy_},
+  run_scatter({c.outputs[0], spread_index(c.in(1), source, dim), source, dim, false, opid::index_copy_},
               Reduce::None, Scalar());
 }
 
 void index_fill_kernel(OpCall& c) {
   const Tensor& self = c.outputs[0];
   const int64_t dim = c.attr(0).to_int();
-  run_scatter({self, spread_index(c.in(1), self, dim), Tensor(), dim, /*wrap=*/true, OpId::index_fill_},
+  run_scatter({self, spread_index(c.in(1), self, dim), Tensor(), dim, /*wrap=*/true, opid::index_fill_},
               Reduce::None, c.attr(1).to_scalar());
 }
 
@@ -157,7 +158,7 @@ void index_add_kernel(OpCall& c) {
   const Tensor& source = c.in(2);
   const int64_t dim = c.attr(0).to_int();
   if (source.numel() == 0) return;
-  run_scatter({c.outputs[0], spread_index(c.in(1), source, dim), source, dim, false, OpId::index_add_},
+  run_scatter({c.outputs[0], spread_index(c.in(1), source, dim), source, dim, false, opid::index_add_},
               Reduce::Add, Scalar(), c.attr(1).to_scalar());
 }
 

@@ -3,6 +3,7 @@
 // elements: all-zero bits are 0 in every dtype.
 #include "cuda/index/positions.cuh"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/shape_index.h"
 #include "ember/ops/factories.h"
 
 namespace ember::cuda {

@@ -7,6 +7,7 @@
 // log_softmax tensor is materialized.
 #include "cuda/loss/loss_class.cuh"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/nn.h"
 
 namespace ember::cuda::loss {
 namespace {
@@ -134,12 +135,12 @@ void class_loss(OpCall& c, const ClassLossParams& p, OpId op, const char* name) 
 }
 
 void cross_entropy_kernel(OpCall& c) {
-  class_loss(c, {true, c.attr(0).to_int(), c.attr(1).to_int(), c.attr(2).to_double()}, OpId::cross_entropy,
+  class_loss(c, {true, c.attr(0).to_int(), c.attr(1).to_int(), c.attr(2).to_double()}, opid::cross_entropy,
              "cross_entropy");
 }
 
 void nll_loss_kernel(OpCall& c) {
-  class_loss(c, {false, c.attr(0).to_int(), c.attr(1).to_int(), 0.0}, OpId::nll_loss, "nll_loss");
+  class_loss(c, {false, c.attr(0).to_int(), c.attr(1).to_int(), 0.0}, opid::nll_loss, "nll_loss");
 }
 
 EMBER_REGISTER_KERNEL(cross_entropy, CUDA, cross_entropy_kernel);

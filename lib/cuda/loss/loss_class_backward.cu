@@ -10,6 +10,7 @@
 // per position when S == 1, else a thread (loss_class.cuh).
 #include "cuda/loss/loss_class.cuh"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/nn_backward.h"
 
 namespace ember::cuda::loss {
 namespace {
@@ -139,7 +140,7 @@ void nll_loss_backward_kernel(OpCall& c) {
                                 : target_weight_sum<A>(t, w, g.C, ignore_index);
     const Scale<scalar_t> scale{ptr<const scalar_t>(gi.g), gi.stride, denom.defined() ? ptr<const double>(denom) : nullptr};
     LaunchContext ctx(x);
-    const DeviceErrorReporter err = device_error_reporter(x.device().index, OpId::nll_loss_backward);
+    const DeviceErrorReporter err = device_error_reporter(x.device().index, opid::nll_loss_backward);
     nll_backward_kernel<scalar_t><<<blocks_for(g.positions()), kBlockThreads, 0, ctx.stream>>>(
         ptr<const int64_t>(t), w.defined() ? ptr<const A>(w) : nullptr, scale, g, ignore_index, err,
         ptr<scalar_t>(dx));
@@ -176,7 +177,7 @@ void cross_entropy_backward_kernel(OpCall& c) {
                          reduce::SumOps<A, double, double>{ptr<double>(w_sum), 1.0, 0, 0});
     }
     LaunchContext ctx(x);
-    const DeviceErrorReporter err = device_error_reporter(x.device().index, OpId::cross_entropy_backward);
+    const DeviceErrorReporter err = device_error_reporter(x.device().index, opid::cross_entropy_backward);
     const scalar_t* xp = ptr<const scalar_t>(x);
     const scalar_t* qp = probs ? ptr<const scalar_t>(q) : nullptr;
     const int64_t* tp = probs ? nullptr : ptr<const int64_t>(t);

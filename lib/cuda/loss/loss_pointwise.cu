@@ -10,6 +10,7 @@
 #include "cuda/loops.cuh"
 #include "cuda/loss/loss_reduce.cuh"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/nn.h"
 #include "ember/ops/views.h"
 
 namespace ember::cuda::loss {
@@ -78,7 +79,7 @@ void binary_cross_entropy_kernel(OpCall& c) {
   const Tensor w = c.in(2).defined() ? c.in(2) : ones_scalar(x);
   const int64_t reduction = c.attr(0).to_int();
   Tensor out = empty(x.sizes(), TensorOptions(x.dtype()).device(x.device()));
-  const DeviceErrorReporter err = device_error_reporter(x.device().index, OpId::binary_cross_entropy);
+  const DeviceErrorReporter err = device_error_reporter(x.device().index, opid::binary_cross_entropy);
   EMBER_DISPATCH_FLOATING(x.dtype(), "binary_cross_entropy", [&] {
     using A = opmath_t<scalar_t>;
     gpu_kernel<scalar_t, scalar_t, scalar_t, scalar_t>(out, {&x, &t, &w}, [err] EMBER_LAMBDA(A p, A q, A wi) {

@@ -9,6 +9,7 @@
 #include "cuda/loops.cuh"
 #include "cuda/loss/loss_reduce.cuh"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/nn_backward.h"
 #include "ember/ops/views.h"
 
 namespace ember::cuda::loss {

@@ -11,6 +11,8 @@
 #include "cuda/launch.h"
 #include "cuda/loops.cuh"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/nn.h"
+#include "dispatch/op_ids/nn_backward.h"
 #include "ember/generator.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/views.h"

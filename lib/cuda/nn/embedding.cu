@@ -8,6 +8,7 @@
 #include "cuda/device_error.h"
 #include "cuda/launch.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/nn.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/views.h"
 
@@ -36,7 +37,7 @@ __global__ void gather_rows_kernel(const Bits* table, const Index* idx, Bits* ou
 template <typename Bits>
 void gather_rows(const Tensor& weight, const Tensor& idx, Tensor& out, cudaStream_t stream) {
   const int64_t n = idx.numel(), rows = weight.size(0), dim = weight.size(1);
-  DeviceErrorReporter err = device_error_reporter(weight.device().index, OpId::embedding);
+  DeviceErrorReporter err = device_error_reporter(weight.device().index, opid::embedding);
   const Bits* table = static_cast<const Bits*>(weight.data_ptr());
   Bits* dst = static_cast<Bits*>(out.data_ptr());
   const int64_t threads = n * (dim > 0 ? dim : 1);
@@ -103,7 +104,7 @@ void one_hot_kernel(OpCall& c) {
     LaunchContext ctx(idx);
     one_hot_kernel_impl<<<blocks_for(n), kBlockThreads, 0, ctx.stream>>>(
         static_cast<const int64_t*>(idx.data_ptr()), static_cast<int64_t*>(out.data_ptr()), n, num_classes,
-        device_error_reporter(idx.device().index, OpId::one_hot));
+        device_error_reporter(idx.device().index, opid::one_hot));
     EMBER_CUDA_CHECK_LAUNCH();
   }
   c.outputs.push_back(out);

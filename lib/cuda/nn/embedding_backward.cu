@@ -12,6 +12,7 @@
 #include "cuda/device_error.h"
 #include "cuda/launch.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/nn_backward.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/views.h"
 
@@ -72,7 +73,7 @@ void embedding_backward_kernel(OpCall& c) {
   Tensor keys = empty({n}, i64), sorted_keys = empty({n}, i64);
   Tensor positions = empty({n}, i64), sorted_positions = empty({n}, i64);
   LaunchContext ctx(g);
-  DeviceErrorReporter err = device_error_reporter(dev.index, OpId::embedding_backward);
+  DeviceErrorReporter err = device_error_reporter(dev.index, opid::embedding_backward);
   uint64_t* kp = static_cast<uint64_t*>(keys.data_ptr());
   int64_t* pp = static_cast<int64_t*>(positions.data_ptr());
   if (idx.dtype() == kInt64)

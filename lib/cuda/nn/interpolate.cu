@@ -15,6 +15,8 @@
 #include "cpu/interpolate_index.h"
 #include "cuda/launch.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/nn.h"
+#include "dispatch/op_ids/nn_backward.h"
 #include "ember/ops/factories.h"
 
 namespace ember::cuda {

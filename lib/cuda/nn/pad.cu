@@ -14,6 +14,8 @@
 #include "cpu/pad_index.h"
 #include "cuda/launch.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/nn.h"
+#include "dispatch/op_ids/nn_backward.h"
 #include "ember/ops/factories.h"
 
 namespace ember::cuda {

@@ -12,6 +12,7 @@
 #include "cuda/launch.h"
 #include "cuda/norm/norm_common.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/nn.h"
 
 namespace ember::cuda::norm {
 

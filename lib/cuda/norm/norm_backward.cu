@@ -16,6 +16,7 @@
 #include "cuda/launch.h"
 #include "cuda/norm/norm_common.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/nn_backward.h"
 
 namespace ember::cuda::norm {
 

@@ -10,6 +10,7 @@
 #include "cpu/pool_common.h"
 #include "cuda/launch.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/linalg.h"
 #include "ember/ops/factories.h"
 
 namespace ember::cuda {

@@ -12,6 +12,7 @@
 #include "cuda/device_error.h"
 #include "cuda/launch.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/nn_backward.h"
 #include "ember/ops/factories.h"
 
 namespace ember::cuda {
@@ -54,7 +55,7 @@ void max_pool2d_backward_cuda(OpCall& call) {
   const int64_t total = g.numel();
   if (acc.numel() > 0 && total > 0) {
     LaunchContext ctx(g);
-    const DeviceErrorReporter err = device_error_reporter(g.device().index, OpId::max_pool2d_backward);
+    const DeviceErrorReporter err = device_error_reporter(g.device().index, opid::max_pool2d_backward);
     EMBER_DISPATCH_FLOATING(g.dtype(), "max_pool2d_backward", [&] {
       max_pool2d_backward_kernel<scalar_t><<<blocks_for(total), kBlockThreads, 0, ctx.stream>>>(
           static_cast<const scalar_t*>(g.data_ptr()), static_cast<const int64_t*>(idx.data_ptr()),

@@ -15,6 +15,7 @@
 #include "cpu/optim_operands.h"
 #include "cuda/launch.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/optim.h"
 
 namespace ember::cuda {
 namespace {

@@ -9,6 +9,7 @@
 #include "cpu/dtype_dispatch.h"
 #include "cuda/launch.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/core.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/views.h"
 #include "ops/random_call.h"
@@ -103,7 +104,7 @@ void bernoulli_kernel(OpCall& c) {
 void randperm_kernel(OpCall& c) {
   const Tensor& out = c.outputs[0];
   Tensor host = empty(out.sizes(), TensorOptions(out.dtype()));
-  OpCall cpu_call(OpId::randperm, SmallVector<Tensor, 4>{host}, c.attrs);
+  OpCall cpu_call(opid::randperm, SmallVector<Tensor, 4>{host}, c.attrs);
   cpu_call.outputs.push_back(host);
   cpu_call.device = kCPU;
   dispatch_backend(cpu_call);

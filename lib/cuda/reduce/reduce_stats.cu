@@ -6,6 +6,7 @@
 #include "cpu/reduce_outputs.h"
 #include "cuda/reduce/reduce_ops.cuh"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/reduce.h"
 #include "ops/reduce_args.h"
 
 namespace ember::cuda::reduce {

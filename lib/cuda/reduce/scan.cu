@@ -15,6 +15,7 @@
 #include "cuda/reduce/reduce_kernel.cuh"
 #include "core/int_math.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/reduce.h"
 
 namespace ember::cuda::reduce {
 namespace {

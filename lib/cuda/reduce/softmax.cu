@@ -19,6 +19,7 @@
 #include "cuda/block_reduce.cuh"
 #include "cuda/reduce/reduce_kernel.cuh"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/reduce.h"
 
 namespace ember::cuda::reduce {
 namespace {

@@ -5,6 +5,7 @@
 #include "cpu/dtype_dispatch.h"
 #include "cuda/launch.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/shape_index.h"
 #include "ember/ops/factories.h"
 
 namespace ember::cuda {

@@ -13,6 +13,7 @@
 #include "cpu/sort_outputs.h"
 #include "cuda/index/positions.cuh"
 #include "cuda/sort/radix_sort.h"
+#include "dispatch/op_ids/shape_index.h"
 
 namespace ember::cuda {
 namespace {

@@ -11,6 +11,7 @@
 #include "cpu/index_loops.h"
 #include "cuda/index/positions.cuh"
 #include "cuda/sort/radix_sort.h"
+#include "dispatch/op_ids/shape_index.h"
 
 namespace ember::cuda {
 namespace {

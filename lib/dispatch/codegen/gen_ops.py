@@ -5,7 +5,7 @@ Run by CMake at build time into the build tree (never into the source tree):
     python gen_ops.py --out <build>/generated
 
 emits
-    dispatch/op_ids.def           EMBER_OP(name) per row, in OpId order
+    dispatch/op_ids/<group>.h     opid::name for each row of the group (its fixed id range)
     dispatch/op_schema_table.cpp  the rows as data: signature, tags, argument kinds
                                   (op_schema(OpId), lib/dispatch/op_schema.h)
     dispatch/args/<group>.h       one typed argument struct per op with attributes
@@ -93,14 +93,16 @@ def member_type(arg: sch.Arg) -> str:
     return f"std::optional<{t}>" if arg.optional else t
 
 
-def emit_op_ids(rows: list[sch.OpRow]) -> str:
-    out = [HEADER, "// One row per op, in OpId order (lib/dispatch/op_table.h).\n"]
-    group = None
+def emit_op_ids(group: str, rows: list[sch.OpRow]) -> str:
+    out = [HEADER,
+           f"// The op ids of the {group} group: opid::name for each row of schema/{group}.toml.\n"
+           "// Include it where an op of the group is named (op functions, kernel, derivative and\n"
+           "// invoker registrations); the ids of the other groups are in their own headers, so\n"
+           "// a new row recompiles only its group's users (lib/dispatch/op_table.h).\n"
+           '#pragma once\n#include "dispatch/op_table.h"\n\nnamespace ember::opid {\n\n']
     for r in rows:
-        if r.group != group:
-            group = r.group
-            out.append(f"// ---- {group}\n")
-        out.append(f"EMBER_OP({r.name})\n")
+        out.append(f"inline constexpr OpId {r.name}{{{r.id}}};\n")
+    out.append("\n}  // namespace ember::opid\n")
     return "".join(out)
 
 
@@ -116,8 +118,17 @@ def emit_table(rows: list[sch.OpRow]) -> str:
             out.append(f"const ArgSchema k_{r.name}_{which}[] = {{{items}}};\n")
     out.append("\n}  // namespace\n\n// Read by op_schema() (schema_check.cpp); extern: a namespace-scope const is\n"
                "// otherwise internal to this file.\n"
-               "extern const OpSchema kOpSchemas[kNumOps];\nconst OpSchema kOpSchemas[kNumOps] = {\n")
-    for r in rows:
+               f"static_assert(kOpCapacity == {len(sch.GROUPS) * sch.GROUP_ID_RANGE}, \"op_table.h's kOpCapacity "
+               "is the groups times their id range (lib/dispatch/codegen/schema.py)\");\n"
+               "extern const OpSchema kOpSchemas[kOpCapacity];\n"
+               "// Indexed by OpId; the ids no row has are empty entries (name nullptr).\n"
+               "const OpSchema kOpSchemas[kOpCapacity] = {\n")
+    by_id = {r.id: r for r in rows}
+    for i in range(len(sch.GROUPS) * sch.GROUP_ID_RANGE):
+        r = by_id.get(i)
+        if r is None:
+            out.append("  {},\n")
+            continue
         tags = " | ".join(f"kTag{camel(t)}" for t in r.tags) or "0"
         variants = " | ".join(f"kVariant{camel(v)}" for v in r.variants) or "0"
         ins = f"k_{r.name}_inputs" if r.inputs else "nullptr"
@@ -142,13 +153,13 @@ def emit_args(group: str, rows: list[sch.OpRow]) -> str:
            "// Args::from(call) (an OpCall or a BackwardCtx: anything with attr(i) and\n"
            "// num_attrs()), never by position.\n"
            "#pragma once\n#include <optional>\n#include <string>\n\n"
-           '#include "dispatch/op_call.h"\n\nnamespace ember {\n']
+           f'#include "dispatch/op_call.h"\n#include "dispatch/op_ids/{group}.h"\n\nnamespace ember {{\n']
     for r in rows:
         if not r.attrs:
             continue
         name = args_struct_name(r)
         out.append(f"\n// {r.func}\nstruct {name} {{\n")
-        out.append(f"  static constexpr OpId op = OpId::{r.name};\n")
+        out.append(f"  static constexpr OpId op = opid::{r.name};\n")
         for a in r.attrs:
             init = cpp_default(a)
             out.append(f"  {member_type(a)} {a.name}" + (f" = {init};\n" if init else "{};\n"))
@@ -249,7 +260,7 @@ def emit_derivatives(group: str, rows: list[sch.OpRow]) -> str:
            f"// The derivative rows the {group} ops' schema rows define: the grad formulas\n"
            "// (lib/dispatch/schema/README.md) and the rows marked non_differentiable (their\n"
            "// outputs never require grad). The rest are hand-written in lib/autograd/derivatives/.\n"
-           '#include "autograd/derivatives.h"\n']
+           '#include "autograd/derivatives.h"\n', f'#include "dispatch/op_ids/{group}.h"\n']
     if formulas or views:
         out.append('#include "autograd/derivatives/formulas.h"\n#include "autograd/grad_utils.h"\n'
                    f'#include "dispatch/args/{group}.h"\n#include "ember/ember.h"\n'
@@ -324,7 +335,7 @@ def emit_invokers(group: str, rows: list[sch.OpRow]) -> str:
            f"// The trace invokers of the {group} ops whose schema row says invoker = \"generated\":\n"
            "// each node runs through the op's public function (its checks guard nodes read from\n"
            "// a model file), x.op_() for a node that writes into its first input.\n"
-           '#include "ember/ember.h"\n#include "jit/invokers/invoke_util.h"\n\n'
+           f'#include "dispatch/op_ids/{group}.h"\n#include "ember/ember.h"\n#include "jit/invokers/invoke_util.h"\n\n'
            "namespace ember::jit {\n"]
     out += [emit_invoker(r) for r in rows]
     out.append("\n}  // namespace ember::jit\n")
@@ -356,10 +367,10 @@ def main() -> int:
                       file=sys.stderr)
                 return 1
             structs[n] = r.name
-    write_if_changed(opts.out / "dispatch" / "op_ids.def", emit_op_ids(rows))
     write_if_changed(opts.out / "dispatch" / "op_schema_table.cpp", emit_table(rows))
     for group in sch.GROUPS:
         group_rows = [r for r in rows if r.group == group]
+        write_if_changed(opts.out / "dispatch" / "op_ids" / f"{group}.h", emit_op_ids(group, group_rows))
         write_if_changed(opts.out / "dispatch" / "args" / f"{group}.h", emit_args(group, group_rows))
         write_if_changed(opts.out / "autograd" / f"derivatives_{group}.cpp",
                          emit_derivatives(group, group_rows))

@@ -17,8 +17,12 @@ from pathlib import Path
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schema"
 
-# The groups, in OpId order (an op's id is its position over all groups).
+# The groups. Each owns a fixed range of GROUP_ID_RANGE op ids, starting at its
+# position here times the range: an op's id is its group's first id plus its position
+# in the group's file. A new row shifts only its own group's ids, so only the files
+# that use that group's ids recompile (a new group goes at the end).
 GROUPS = ["core", "elementwise", "reduce", "linalg", "nn", "shape_index", "nn_backward", "optim"]
+GROUP_ID_RANGE = 256
 
 VARIANTS = {"function", "method", "inplace", "out"}
 TAGS = {"pointwise", "reduction", "view", "random", "nondeterministic", "inplace", "factory",
@@ -104,6 +108,8 @@ class OpRow:
     # signature: ember::name(args in order), ember::name_ for in-place nodes),
     # "manual" (hand-written in lib/jit/invokers/) or "none" (cannot be traced).
     invoker: str = "none"
+    # The OpId's value (GROUP_ID_RANGE above).
+    id: int = -1
 
     @property
     def inputs(self) -> list[Arg]:
@@ -288,7 +294,11 @@ def load(schema_dir: Path = SCHEMA_DIR) -> list[OpRow]:
                 raise SchemaError(f"schema/{group}.toml: op {row.name!r} is already a row of "
                                   f"schema/{seen[row.name]}.toml")
             seen[row.name] = group
+            row.id = GROUPS.index(group) * GROUP_ID_RANGE + i
             rows.append(row)
+        if len(data.get("op", [])) > GROUP_ID_RANGE:
+            raise SchemaError(f"schema/{group}.toml: more than {GROUP_ID_RANGE} rows "
+                              "(raise GROUP_ID_RANGE in lib/dispatch/codegen/schema.py)")
     return rows
 
 

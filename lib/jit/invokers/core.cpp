@@ -14,6 +14,7 @@
 #include "ember/ops/random.h"
 #include "ember/ops/views.h"
 #include "jit/invokers/invoke_util.h"
+#include "dispatch/op_ids/core.h"
 
 namespace ember::jit {
 

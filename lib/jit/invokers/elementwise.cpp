@@ -13,6 +13,7 @@
 //   public out= form of these ops, so any other preset is refused.
 #include "ember/ops/elementwise_special.h"
 #include "jit/invokers/invoke_util.h"
+#include "dispatch/op_ids/elementwise.h"
 
 namespace ember::jit {
 

@@ -14,6 +14,7 @@
 // functions take all of these as they are and give the same result.
 #include "ember/ops/linalg.h"
 #include "jit/invokers/invoke_util.h"
+#include "dispatch/op_ids/linalg.h"
 
 namespace ember::jit {
 

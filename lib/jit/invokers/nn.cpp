@@ -12,6 +12,7 @@
 #include "ember/ops/nn.h"
 #include "ember/ops/rnn.h"
 #include "jit/invokers/invoke_util.h"
+#include "dispatch/op_ids/nn.h"
 
 namespace ember::jit {
 

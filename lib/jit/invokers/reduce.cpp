@@ -4,6 +4,7 @@
 // they give the same call. (Calls are qualified: `std` is also a reduction.)
 #include "ember/ops/reduce.h"
 #include "jit/invokers/invoke_util.h"
+#include "dispatch/op_ids/reduce.h"
 
 namespace ember::jit {
 

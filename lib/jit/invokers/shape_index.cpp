@@ -12,6 +12,7 @@
 #include "ember/ops/shape_index.h"
 #include "ember/ops/statistics.h"
 #include "jit/invokers/invoke_util.h"
+#include "dispatch/op_ids/shape_index.h"
 
 namespace ember::jit {
 

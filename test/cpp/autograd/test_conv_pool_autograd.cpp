@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/linalg.h"
 #include "ember/autograd.h"
 #include "ember/ember.h"
 
@@ -22,7 +23,7 @@ void require_equal(const Tensor& a, const Tensor& b) {
 TEST_CASE("max_pool2d dispatched directly with grad on finds its indices in backward") {
   Tensor x = randn({2, 3, 7, 6}, TensorOptions(kFloat64)).requires_grad_();
   DimVector k{3, 3}, s{2, 2}, p{1, 1}, d{1, 1};
-  OpCall call(OpId::max_pool2d, {x}, {Attr(k), Attr(s), Attr(p), Attr(d), Attr(true)});
+  OpCall call(opid::max_pool2d, {x}, {Attr(k), Attr(s), Attr(p), Attr(d), Attr(true)});
   Tensor y = dispatch_one(call);
   REQUIRE(y.grad_fn());
   CHECK(y.grad_fn()->name() == "MaxPool2dBackward0");

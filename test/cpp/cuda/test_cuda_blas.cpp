@@ -8,6 +8,7 @@
 #include <string>
 
 #include "dispatch/dispatcher.h"
+#include "dispatch/op_ids/linalg.h"
 #include "ember/ember.h"
 
 using namespace ember;
@@ -77,26 +78,26 @@ TEST_CASE("cuBLAS products write preset outputs of any layout", "[cuda][blas]") 
       double tol = dtype == kFloat32 || dtype == kFloat64 ? 1e-9 : 0.0;  // exact values
       Tensor a = values({5, 6}, 1, dtype), b = values({6, 4}, 2, dtype), bias = values({4}, 3, dtype);
       Tensor ga = a.cuda(), gb = b.cuda(), gbias = bias.cuda();
-      check_close(run_into(OpId::mm, {ga, gb}, {}, preset({5, 4}, dtype, kCuda, layout)),
-                  run_into(OpId::mm, {a, b}, {}, preset({5, 4}, dtype, kCPU, layout)), tol);
-      check_close(run_into(OpId::mm, {gb.t(), ga.t()}, {}, preset({4, 5}, dtype, kCuda, layout)),
+      check_close(run_into(opid::mm, {ga, gb}, {}, preset({5, 4}, dtype, kCuda, layout)),
+                  run_into(opid::mm, {a, b}, {}, preset({5, 4}, dtype, kCPU, layout)), tol);
+      check_close(run_into(opid::mm, {gb.t(), ga.t()}, {}, preset({4, 5}, dtype, kCuda, layout)),
                   mm(b.t(), a.t()), tol);
       for (double beta : {0.0, 1.0, 2.0}) {
         INFO("beta " << beta);
-        Tensor cpu = run_into(OpId::addmm, {bias, a, b}, {Attr(Scalar(beta)), Attr(Scalar(0.5))},
+        Tensor cpu = run_into(opid::addmm, {bias, a, b}, {Attr(Scalar(beta)), Attr(Scalar(0.5))},
                               preset({5, 4}, dtype, kCPU, layout));
-        Tensor gpu = run_into(OpId::addmm, {gbias, ga, gb}, {Attr(Scalar(beta)), Attr(Scalar(0.5))},
+        Tensor gpu = run_into(opid::addmm, {gbias, ga, gb}, {Attr(Scalar(beta)), Attr(Scalar(0.5))},
                               preset({5, 4}, dtype, kCuda, layout));
         check_close(gpu, cpu, tol);
       }
       Tensor x = values({3, 5, 6}, 4, dtype), y = values({3, 6, 2}, 5, dtype);
-      check_close(run_into(OpId::bmm, {x.cuda(), y.cuda()}, {}, preset({3, 5, 2}, dtype, kCuda, layout)),
+      check_close(run_into(opid::bmm, {x.cuda(), y.cuda()}, {}, preset({3, 5, 2}, dtype, kCuda, layout)),
                   bmm(x, y), tol);
       Tensor v = values({6}, 6, dtype);
       Tensor mv_out = layout == Layout::kEveryOther ? preset({5}, dtype, kCuda, layout)
                                                     : preset({5}, dtype, kCuda, Layout::kRowMajor);
-      check_close(run_into(OpId::mv, {ga, v.cuda()}, {}, mv_out), mv(a, v), tol);
-      check_close(run_into(OpId::dot, {v.cuda(), v.cuda()}, {}, full({}, NAN, TensorOptions(dtype).device(kCuda))),
+      check_close(run_into(opid::mv, {ga, v.cuda()}, {}, mv_out), mv(a, v), tol);
+      check_close(run_into(opid::dot, {v.cuda(), v.cuda()}, {}, full({}, NAN, TensorOptions(dtype).device(kCuda))),
                   dot(v, v), tol);
     }
   }

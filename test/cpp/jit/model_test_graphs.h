@@ -9,6 +9,8 @@
 #include "ember/ember.h"
 #include "jit/graph.h"
 #include "jit/op_invoker.h"
+#include "dispatch/op_ids/elementwise.h"
+#include "dispatch/op_ids/linalg.h"
 
 namespace ember::test {
 
@@ -26,8 +28,8 @@ inline std::vector<Tensor> invoke_add(const InvokeArgs& a) { return {add(a.tenso
 inline std::vector<Tensor> invoke_mm(const InvokeArgs& a) { return {mm(a.tensor(0), a.tensor(1))}; }
 inline std::vector<Tensor> invoke_relu(const InvokeArgs& a) { return {relu(a.tensor(0))}; }
 inline void ensure_invokers() {
-  for (auto [op, fn] : {std::pair{OpId::add, &invoke_add}, std::pair{OpId::mm, &invoke_mm},
-                        std::pair{OpId::relu, &invoke_relu}})
+  for (auto [op, fn] : {std::pair{opid::add, &invoke_add}, std::pair{opid::mm, &invoke_mm},
+                        std::pair{opid::relu, &invoke_relu}})
     if (!jit::invoker_for(op)) jit::register_invoker(op, fn);
 }
 
@@ -68,9 +70,9 @@ inline Graph mlp_graph() {
     g.values[v].sizes = {2, 4};
     return v;
   };
-  ValueId h = output(g.add_node(OpId::mm, {x, w}, {}, {}, 1));
-  ValueId s = output(g.add_node(OpId::add, {h, b}, {Attr(Scalar(int64_t{1}))}, {}, 1));
-  ValueId y = output(g.add_node(OpId::relu, {s}, {}, {}, 1));
+  ValueId h = output(g.add_node(opid::mm, {x, w}, {}, {}, 1));
+  ValueId s = output(g.add_node(opid::add, {h, b}, {Attr(Scalar(int64_t{1}))}, {}, 1));
+  ValueId y = output(g.add_node(opid::relu, {s}, {}, {}, 1));
   g.outputs = {y};
   g.output_structure = "0";
   return g;
@@ -105,9 +107,9 @@ inline Graph feature_graph() {
   add_weight(g, ValueKind::Constant, "c0", arange(3, kInt64).sub(int64_t{1} << 40));
   add_weight(g, ValueKind::Constant, "c1", full({2}, true, kBool));
   g.values[add_weight(g, ValueKind::Constant, "c2", full({}, -2.5, kFloat16))].wrapped_number = true;
-  ValueId r = g.nodes[g.add_node(OpId::relu, {x}, {}, {}, 1)].outputs[0];
-  ValueId r2 = g.nodes[g.add_node(OpId::add, {r, x}, {Attr(Scalar(0.5))}, {r}, 1)].outputs[0];
-  ValueId m = g.nodes[g.add_node(OpId::mm, {r2, w, jit::kNoValue}, {}, {}, 1)].outputs[0];
+  ValueId r = g.nodes[g.add_node(opid::relu, {x}, {}, {}, 1)].outputs[0];
+  ValueId r2 = g.nodes[g.add_node(opid::add, {r, x}, {Attr(Scalar(0.5))}, {r}, 1)].outputs[0];
+  ValueId m = g.nodes[g.add_node(opid::mm, {r2, w, jit::kNoValue}, {}, {}, 1)].outputs[0];
   g.values[r].sizes = g.values[r2].sizes = {2, 4};
   g.values[m].sizes = {2, 3};
   g.outputs = {r2, m};
