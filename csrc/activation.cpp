@@ -38,13 +38,7 @@ void bind_activation(py::module_& m, TensorClass& cls) {
   m.def("threshold", &threshold, input, py::arg("threshold"), py::arg("value"));
   m.def("threshold_", returns_self(&threshold_), input, py::arg("threshold"), py::arg("value"));
 
-  m.def("hardsigmoid", &hardsigmoid, input);
-  m.def("hardsigmoid_", returns_self(&hardsigmoid_), input);
-  m.def("hardswish", &hardswish, input);
-  m.def("hardswish_", returns_self(&hardswish_), input);
-  m.def("mish", &mish, input);
-  m.def("mish_", returns_self(&mish_), input);
-  m.def("logsigmoid", &logsigmoid, input);
+  // hardsigmoid, hardswish, mish, logsigmoid: generated (python/structured_bindings.cpp).
   m.def("softsign", &softsign, input);
   m.def("tanhshrink", &tanhshrink, input);
   auto lambd = py::arg("lambd") = 0.5;

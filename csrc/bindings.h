@@ -70,6 +70,8 @@ void bind_op_schema(py::module_& m);
 void bind_jit(py::module_& m);
 void bind_activation(py::module_& m, TensorClass& cls);
 void bind_tensor_api(py::module_& m, TensorClass& cls);
+// Generated (gen_structured.py): the schema rows with kernel = {kind, formula}.
+void bind_structured_ops(py::module_& m, TensorClass& cls);
 
 }  // namespace ember::python
 

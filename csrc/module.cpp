@@ -30,6 +30,7 @@ PYBIND11_MODULE(_C, m) {
   bind_op_schema(m);
   bind_jit(m);
   bind_activation(m, cls);
+  bind_structured_ops(m, cls);  // generated from the schema rows with kernel = ...
   bind_tensor_api(m, cls);
   install_fast_calls(cls);  // last: it wraps bindings made above
 }

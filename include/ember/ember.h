@@ -29,6 +29,7 @@
 #include "ember/ops/optim.h"
 #include "ember/ops/shape_index.h"
 #include "ember/ops/tensor_api.h"
+#include "ember/generated/ops.h"  // the structured ops (generated from their schema rows)
 #include "ember/serialize.h"
 #include "ember/ops/random.h"
 #include "ember/data.h"

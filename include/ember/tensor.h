@@ -132,6 +132,7 @@ class Tensor {
 #include "ember/methods/nn.inc"
 #include "ember/methods/shape_index.inc"
 #include "ember/methods/random.inc"
+#include "ember/generated/methods.inc"  // the structured ops' (build/generated/include)
 
  private:
   TensorImpl* checked() const {

@@ -65,4 +65,17 @@ void predicate_unary(OpCall& c, const F& f) {
   o.finish();
 }
 
+// The backward of a float-only unary op: f(grad, self) in opmath values, written in
+// grad's dtype (grad_output and self share one floating dtype: the op function checks).
+template <typename F>
+void float_unary_backward(OpCall& c, const F& f) {
+  DType dt = c.in(0).dtype();
+  BinarySetup s = setup_binary(c, dt, dt);
+  EMBER_DISPATCH_FLOATING(dt, c.name(), [&] {
+    using O = opmath_t<scalar_t>;
+    binary_op<scalar_t, scalar_t>(s.out(), s.operands, [&f](O g, O x) { return f(g, x); });
+  });
+  s.output.finish();
+}
+
 }  // namespace ember::cpu

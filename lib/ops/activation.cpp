@@ -32,17 +32,6 @@ void check_not_bool(const char* op, const Tensor& self) {
   if (self.dtype() == kBool) not_implemented(op, kBool);
 }
 
-Tensor backward(OpId op, const Tensor& grad_output, const Tensor& self, SmallVector<Attr, 4> attrs = {}) {
-  const char* name = op_name(op);
-  check_defined(name, grad_output);
-  check_defined(name, self);
-  EMBER_CHECK_TYPE(grad_output.dtype() == self.dtype() && self.is_floating_point(), name,
-                   ": grad_output and self must have the same floating dtype, got ",
-                   dtype_name(grad_output.dtype()), " and ", dtype_name(self.dtype()));
-  OpCall call(op, SmallVector<Tensor, 4>{grad_output, self}, std::move(attrs));
-  return run(call);
-}
-
 // selu's constants (Klambauer et al.), as torch's.
 constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
 constexpr double kSeluScale = 1.0507009873554804934193349852946;
@@ -129,24 +118,7 @@ Tensor& threshold_(Tensor& self, const Scalar& threshold, const Scalar& value) {
 
 // ---- smooth and hard gates -----------------------------------------------------------------
 
-#define EMBER_FLOAT_ACTIVATION(name)                                  \
-  Tensor name(const Tensor& self) {                                   \
-    check_floating(#name, self);                                      \
-    return unary(opid::name, self);                                   \
-  }                                                                   \
-  Tensor& name##_(Tensor& self) {                                     \
-    check_floating(#name "_", self);                                  \
-    return unary_(opid::name, self);                                  \
-  }
-EMBER_FLOAT_ACTIVATION(hardsigmoid)
-EMBER_FLOAT_ACTIVATION(hardswish)
-EMBER_FLOAT_ACTIVATION(mish)
-#undef EMBER_FLOAT_ACTIVATION
 
-Tensor logsigmoid(const Tensor& self) {
-  check_floating("logsigmoid", self);
-  return unary(opid::logsigmoid, self);
-}
 
 Tensor softshrink(const Tensor& self, const Scalar& lambd) {
   check_floating("softshrink", self);
@@ -225,26 +197,14 @@ Tensor softmin(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
 
 Tensor elu_backward(const Tensor& grad_output, const Tensor& self, const Scalar& alpha, const Scalar& scale,
                     const Scalar& input_scale) {
-  return backward(opid::elu_backward, grad_output, self, EluBackwardArgs{alpha, scale, input_scale}.attrs());
+  return float_unary_backward(opid::elu_backward, grad_output, self, EluBackwardArgs{alpha, scale, input_scale}.attrs());
 }
 Tensor hardtanh_backward(const Tensor& grad_output, const Tensor& self, const Scalar& min_val,
                          const Scalar& max_val) {
-  return backward(opid::hardtanh_backward, grad_output, self, {Attr(min_val), Attr(max_val)});
-}
-Tensor hardsigmoid_backward(const Tensor& grad_output, const Tensor& self) {
-  return backward(opid::hardsigmoid_backward, grad_output, self);
-}
-Tensor hardswish_backward(const Tensor& grad_output, const Tensor& self) {
-  return backward(opid::hardswish_backward, grad_output, self);
-}
-Tensor mish_backward(const Tensor& grad_output, const Tensor& self) {
-  return backward(opid::mish_backward, grad_output, self);
-}
-Tensor logsigmoid_backward(const Tensor& grad_output, const Tensor& self) {
-  return backward(opid::logsigmoid_backward, grad_output, self);
+  return float_unary_backward(opid::hardtanh_backward, grad_output, self, {Attr(min_val), Attr(max_val)});
 }
 Tensor hardshrink_backward(const Tensor& grad_output, const Tensor& self, const Scalar& lambd) {
-  return backward(opid::hardshrink_backward, grad_output, self, {Attr(lambd)});
+  return float_unary_backward(opid::hardshrink_backward, grad_output, self, {Attr(lambd)});
 }
 
 }  // namespace ember

@@ -41,4 +41,16 @@ DimVector inplace_shape(const Tensor& self, const Tensor& other, const char* op)
   return broadcast_shapes(self.sizes(), other.sizes(), op);
 }
 
+Tensor float_unary_backward(OpId op, const Tensor& grad_output, const Tensor& self,
+                            SmallVector<Attr, 4> attrs) {
+  const char* name = op_name(op);
+  check_defined(name, grad_output);
+  check_defined(name, self);
+  EMBER_CHECK_TYPE(grad_output.dtype() == self.dtype() && self.is_floating_point(), name,
+                   ": grad_output and self must have the same floating dtype, got ",
+                   dtype_name(grad_output.dtype()), " and ", dtype_name(self.dtype()));
+  OpCall call(op, SmallVector<Tensor, 4>{grad_output, self}, std::move(attrs));
+  return run(call);
+}
+
 }  // namespace ember::elementwise_detail

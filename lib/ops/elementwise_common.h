@@ -66,4 +66,33 @@ inline Tensor& binary_(const char* name, OpId op, Tensor& self, const Tensor& ot
   return run_inplace(call, self, result, shape);
 }
 
+// ---- the op functions of the structured kernel kinds ---------------------------------
+// (kernel = {kind = ...} in a schema row; gen_ops.py writes the calls.) `name` is the
+// public name the error messages use (the in-place one for the _ forms).
+
+// unary_float: a float result; integer and bool inputs compute in the default float dtype.
+inline Tensor unary_float(OpId op, const Tensor& self) { return unary(op, self); }
+inline Tensor& unary_float_(const char* name, OpId op, Tensor& self) {
+  check_defined(name, self);
+  return unary_(op, self, float_dtype(self.dtype()));
+}
+
+// unary_float_only: floating inputs only; others raise NotImplementedError naming the dtype.
+inline void check_floating_only(const char* name, const Tensor& self) {
+  check_defined(name, self);
+  if (!self.is_floating_point()) not_implemented(name, self.dtype());
+}
+inline Tensor unary_float_only(const char* name, OpId op, const Tensor& self) {
+  check_floating_only(name, self);
+  return unary(op, self);
+}
+inline Tensor& unary_float_only_(const char* name, OpId op, Tensor& self) {
+  check_floating_only(name, self);
+  return unary_(op, self, self.dtype());
+}
+
+// backward_float: (grad_output, self) of one floating dtype, and the op's attrs.
+Tensor float_unary_backward(OpId op, const Tensor& grad_output, const Tensor& self,
+                            SmallVector<Attr, 4> attrs = {});
+
 }  // namespace ember::elementwise_detail

@@ -8,6 +8,7 @@
 
 #include "ember/generator.h"
 #include "ember/scalar.h"
+#include "ember/generated/elementwise_ops.h"  // this group's structured ops
 #include "ember/tensor.h"
 
 namespace ember {
@@ -27,14 +28,9 @@ Tensor hardtanh(const Tensor& self, const Scalar& min_val = -1, const Scalar& ma
 Tensor& hardtanh_(Tensor& self, const Scalar& min_val = -1, const Scalar& max_val = 1);
 Tensor relu6(const Tensor& self);
 Tensor& relu6_(Tensor& self);
+// hardsigmoid, hardswish, mish, logsigmoid and their backward ops are structured:
+// declared in ember/generated/elementwise_ops.h, generated from their rows.
 
-Tensor hardsigmoid(const Tensor& self);  // relu6(x + 3) / 6
-Tensor& hardsigmoid_(Tensor& self);
-Tensor hardswish(const Tensor& self);    // x relu6(x + 3) / 6
-Tensor& hardswish_(Tensor& self);
-Tensor mish(const Tensor& self);         // x tanh(softplus(x))
-Tensor& mish_(Tensor& self);
-Tensor logsigmoid(const Tensor& self);   // log(sigmoid(x)), stable for large |x|
 
 Tensor softsign(const Tensor& self);     // x / (1 + |x|)
 Tensor tanhshrink(const Tensor& self);   // x - tanh(x)
@@ -62,10 +58,6 @@ Tensor elu_backward(const Tensor& grad_output, const Tensor& self, const Scalar&
                     const Scalar& scale, const Scalar& input_scale);
 Tensor hardtanh_backward(const Tensor& grad_output, const Tensor& self, const Scalar& min_val,
                          const Scalar& max_val);
-Tensor hardsigmoid_backward(const Tensor& grad_output, const Tensor& self);
-Tensor hardswish_backward(const Tensor& grad_output, const Tensor& self);
-Tensor mish_backward(const Tensor& grad_output, const Tensor& self);
-Tensor logsigmoid_backward(const Tensor& grad_output, const Tensor& self);
 // grad_output where |self| > lambd, else 0 (the backward of softshrink and hardshrink).
 Tensor hardshrink_backward(const Tensor& grad_output, const Tensor& self, const Scalar& lambd);
 

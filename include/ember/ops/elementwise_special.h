@@ -5,6 +5,7 @@
 #pragma once
 #include <optional>
 
+#include "ember/generated/elementwise_ops.h"  // this group's structured ops
 #include "ember/tensor.h"
 
 namespace ember {
@@ -13,28 +14,6 @@ namespace ember {
 #define EMBER_SPECIAL_UNARY(name)    \
   Tensor name(const Tensor& self);   \
   Tensor& name##_(Tensor& self);
-EMBER_SPECIAL_UNARY(acos)
-EMBER_SPECIAL_UNARY(asin)
-EMBER_SPECIAL_UNARY(atan)
-EMBER_SPECIAL_UNARY(sinh)
-EMBER_SPECIAL_UNARY(cosh)
-EMBER_SPECIAL_UNARY(asinh)
-EMBER_SPECIAL_UNARY(acosh)
-EMBER_SPECIAL_UNARY(atanh)
-EMBER_SPECIAL_UNARY(arccos)  // the numpy names of the six above
-EMBER_SPECIAL_UNARY(arcsin)
-EMBER_SPECIAL_UNARY(arctan)
-EMBER_SPECIAL_UNARY(arcsinh)
-EMBER_SPECIAL_UNARY(arccosh)
-EMBER_SPECIAL_UNARY(arctanh)
-EMBER_SPECIAL_UNARY(erfc)
-EMBER_SPECIAL_UNARY(erfinv)
-EMBER_SPECIAL_UNARY(lgamma)
-EMBER_SPECIAL_UNARY(digamma)
-EMBER_SPECIAL_UNARY(log10)
-EMBER_SPECIAL_UNARY(exp2)
-EMBER_SPECIAL_UNARY(sinc)      // sin(pi x) / (pi x), 1 at 0
-EMBER_SPECIAL_UNARY(i0)        // modified Bessel function of the first kind, order 0
 EMBER_SPECIAL_UNARY(frac)      // x - trunc(x); float dtypes only
 EMBER_SPECIAL_UNARY(deg2rad)
 EMBER_SPECIAL_UNARY(rad2deg)

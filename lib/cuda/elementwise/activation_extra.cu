@@ -1,6 +1,7 @@
 // CUDA kernels of the activations of ops/activation.h and of their backward ops,
 // twins of cpu/activation_extra.cpp (formulas: core/activation_math.h). Parameters
 // travel as doubles and are converted to the opmath type per element, as on the CPU.
+// hardsigmoid, hardswish, mish, logsigmoid are structured, generated from their rows.
 #include "core/activation_math.h"
 #include "core/scalar_range.h"
 #include "cuda/elementwise/helpers.cuh"
@@ -26,18 +27,6 @@ struct Hardtanh {
     return hardtanh_value(x, saturating_bound<T>(lo), saturating_bound<T>(hi));
   }
 };
-struct Hardsigmoid {
-  template <typename T> __device__ T operator()(T x) const { return hardsigmoid_value(x); }
-};
-struct Hardswish {
-  template <typename T> __device__ T operator()(T x) const { return hardswish_value(x); }
-};
-struct Mish {
-  template <typename T> __device__ T operator()(T x) const { return mish_value(x); }
-};
-struct Logsigmoid {
-  template <typename T> __device__ T operator()(T x) const { return logsigmoid_value(x); }
-};
 struct Softshrink {
   double lambd;
   template <typename T> __device__ T operator()(T x) const { return softshrink_value(x, static_cast<T>(lambd)); }
@@ -57,10 +46,6 @@ void elu_kernel(OpCall& c) { float_unary(c, Elu{elu_params<EluArgs>(c)}); }
 void hardtanh_kernel(OpCall& c) {
   same_dtype_unary<DTypes::Numeric>(c, Hardtanh{c.attr(0).to_double(), c.attr(1).to_double()});
 }
-void hardsigmoid_kernel(OpCall& c) { float_unary(c, Hardsigmoid{}); }
-void hardswish_kernel(OpCall& c) { float_unary(c, Hardswish{}); }
-void mish_kernel(OpCall& c) { float_unary(c, Mish{}); }
-void logsigmoid_kernel(OpCall& c) { float_unary(c, Logsigmoid{}); }
 // lambd is rounded to self's dtype first, as torch compares in it.
 void softshrink_kernel(OpCall& c) { float_unary(c, Softshrink{rounded_to(c.in(0).dtype(), c.attr(0).to_double())}); }
 void hardshrink_kernel(OpCall& c) { float_unary(c, Hardshrink{rounded_to(c.in(0).dtype(), c.attr(0).to_double())}); }
@@ -79,59 +64,26 @@ struct HardtanhBackward {
     return hardtanh_grad(g, x, static_cast<T>(lo), static_cast<T>(hi));
   }
 };
-struct HardsigmoidBackward {
-  template <typename T> __device__ T operator()(T g, T x) const { return hardsigmoid_grad(g, x); }
-};
-struct HardswishBackward {
-  template <typename T> __device__ T operator()(T g, T x) const { return hardswish_grad(g, x); }
-};
-struct MishBackward {
-  template <typename T> __device__ T operator()(T g, T x) const { return mish_grad(g, x); }
-};
-struct LogsigmoidBackward {
-  template <typename T> __device__ T operator()(T g, T x) const { return logsigmoid_grad(g, x); }
-};
 struct ShrinkBackward {
   double lambd;
   template <typename T> __device__ T operator()(T g, T x) const { return shrink_grad(g, x, static_cast<T>(lambd)); }
 };
 
-// grad_output and self share one floating dtype (checked by the op function).
-template <typename Op>
-void backward_kernel(OpCall& c, const Op& op) {
-  DType dt = c.in(0).dtype();
-  BinarySetup s = setup_binary(c, dt, dt);
-  dispatch<DTypes::Floating>(dt, c.name(), [&](auto tag) { run_binary<decltype(tag)>(s, op); });
-  s.output.finish();
-}
-
-void elu_backward_kernel(OpCall& c) { backward_kernel(c, EluBackward{elu_params<EluBackwardArgs>(c)}); }
+void elu_backward_kernel(OpCall& c) { float_unary_backward(c, EluBackward{elu_params<EluBackwardArgs>(c)}); }
 void hardtanh_backward_kernel(OpCall& c) {
-  backward_kernel(c, HardtanhBackward{c.attr(0).to_double(), c.attr(1).to_double()});
+  float_unary_backward(c, HardtanhBackward{c.attr(0).to_double(), c.attr(1).to_double()});
 }
-void hardsigmoid_backward_kernel(OpCall& c) { backward_kernel(c, HardsigmoidBackward{}); }
-void hardswish_backward_kernel(OpCall& c) { backward_kernel(c, HardswishBackward{}); }
-void mish_backward_kernel(OpCall& c) { backward_kernel(c, MishBackward{}); }
-void logsigmoid_backward_kernel(OpCall& c) { backward_kernel(c, LogsigmoidBackward{}); }
 void hardshrink_backward_kernel(OpCall& c) {
-  backward_kernel(c, ShrinkBackward{rounded_to(c.in(1).dtype(), c.attr(0).to_double())});
+  float_unary_backward(c, ShrinkBackward{rounded_to(c.in(1).dtype(), c.attr(0).to_double())});
 }
 
 EMBER_REGISTER_KERNEL(elu, CUDA, elu_kernel);
 EMBER_REGISTER_KERNEL(hardtanh, CUDA, hardtanh_kernel);
-EMBER_REGISTER_KERNEL(hardsigmoid, CUDA, hardsigmoid_kernel);
-EMBER_REGISTER_KERNEL(hardswish, CUDA, hardswish_kernel);
-EMBER_REGISTER_KERNEL(mish, CUDA, mish_kernel);
-EMBER_REGISTER_KERNEL(logsigmoid, CUDA, logsigmoid_kernel);
 EMBER_REGISTER_KERNEL(softshrink, CUDA, softshrink_kernel);
 EMBER_REGISTER_KERNEL(hardshrink, CUDA, hardshrink_kernel);
 EMBER_REGISTER_KERNEL(threshold, CUDA, threshold_kernel);
 EMBER_REGISTER_KERNEL(elu_backward, CUDA, elu_backward_kernel);
 EMBER_REGISTER_KERNEL(hardtanh_backward, CUDA, hardtanh_backward_kernel);
-EMBER_REGISTER_KERNEL(hardsigmoid_backward, CUDA, hardsigmoid_backward_kernel);
-EMBER_REGISTER_KERNEL(hardswish_backward, CUDA, hardswish_backward_kernel);
-EMBER_REGISTER_KERNEL(mish_backward, CUDA, mish_backward_kernel);
-EMBER_REGISTER_KERNEL(logsigmoid_backward, CUDA, logsigmoid_backward_kernel);
 EMBER_REGISTER_KERNEL(hardshrink_backward, CUDA, hardshrink_backward_kernel);
 
 }  // namespace

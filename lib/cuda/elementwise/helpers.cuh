@@ -114,4 +114,14 @@ void float_binary(OpCall& c, const Op& op) {
   s.output.finish();
 }
 
+// The backward of a float-only unary op: op(grad, self) in opmath values (grad_output
+// and self share one floating dtype: the op function checks), as cpu/unary_helpers.h.
+template <typename Op>
+void float_unary_backward(OpCall& c, const Op& op) {
+  DType dt = c.in(0).dtype();
+  BinarySetup s = setup_binary(c, dt, dt);
+  dispatch<DTypes::Floating>(dt, c.name(), [&](auto tag) { run_binary<decltype(tag)>(s, op); });
+  s.output.finish();
+}
+
 }  // namespace ember::cuda

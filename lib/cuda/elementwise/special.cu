@@ -1,4 +1,5 @@
-// The special functions on CUDA: acos ... i0, polygamma, frac, signbit and the
+// The special functions on CUDA: polygamma, i1, frac, signbit (acos ... i0 are
+// structured, generated from their rows) and the
 // binary hypot ... nextafter (the CPU's: cpu/unary_special.cpp,
 // cpu/binary_special.cpp; formulas: core/special_math.h, shared by both).
 // One functor per family, with the function a launch argument (the same for every
@@ -13,33 +14,14 @@
 namespace ember::cuda {
 namespace {
 
-enum class Fn {
-  Acos, Asin, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Erfc, Erfinv, Lgamma, Digamma,
-  Polygamma, Log10, Exp2, Sinc, I0, I1, Frac
-};
+enum class Fn { Polygamma, I1, Frac };
 
 struct SpecialUnary {
   Fn fn;
   int64_t n = 0;  // polygamma's order
   template <typename T> __device__ T operator()(T x) const {
     switch (fn) {
-      case Fn::Acos: return std::acos(x);
-      case Fn::Asin: return std::asin(x);
-      case Fn::Atan: return std::atan(x);
-      case Fn::Sinh: return std::sinh(x);
-      case Fn::Cosh: return std::cosh(x);
-      case Fn::Asinh: return std::asinh(x);
-      case Fn::Acosh: return std::acosh(x);
-      case Fn::Atanh: return std::atanh(x);
-      case Fn::Erfc: return std::erfc(x);
-      case Fn::Erfinv: return erfinv_value(x);
-      case Fn::Lgamma: return std::lgamma(x);
-      case Fn::Digamma: return digamma_value(x);
       case Fn::Polygamma: return polygamma_value(n, x);
-      case Fn::Log10: return std::log10(x);
-      case Fn::Exp2: return std::exp2(x);
-      case Fn::Sinc: return sinc_value(x);
-      case Fn::I0: return i0_value(x);
       case Fn::I1: return i1_value(x);
       default: return x - std::trunc(x);  // Frac
     }
@@ -120,23 +102,7 @@ struct GcdLcm {
 void gcd_kernel(OpCall& c) { promoted_binary<DTypes::IntegersOnly>(c, GcdLcm{false}); }
 void lcm_kernel(OpCall& c) { promoted_binary<DTypes::IntegersOnly>(c, GcdLcm{true}); }
 
-EMBER_REGISTER_KERNEL(acos, CUDA, special_unary_kernel<Fn::Acos>);
-EMBER_REGISTER_KERNEL(asin, CUDA, special_unary_kernel<Fn::Asin>);
-EMBER_REGISTER_KERNEL(atan, CUDA, special_unary_kernel<Fn::Atan>);
-EMBER_REGISTER_KERNEL(sinh, CUDA, special_unary_kernel<Fn::Sinh>);
-EMBER_REGISTER_KERNEL(cosh, CUDA, special_unary_kernel<Fn::Cosh>);
-EMBER_REGISTER_KERNEL(asinh, CUDA, special_unary_kernel<Fn::Asinh>);
-EMBER_REGISTER_KERNEL(acosh, CUDA, special_unary_kernel<Fn::Acosh>);
-EMBER_REGISTER_KERNEL(atanh, CUDA, special_unary_kernel<Fn::Atanh>);
-EMBER_REGISTER_KERNEL(erfc, CUDA, special_unary_kernel<Fn::Erfc>);
-EMBER_REGISTER_KERNEL(erfinv, CUDA, special_unary_kernel<Fn::Erfinv>);
-EMBER_REGISTER_KERNEL(lgamma, CUDA, special_unary_kernel<Fn::Lgamma>);
-EMBER_REGISTER_KERNEL(digamma, CUDA, special_unary_kernel<Fn::Digamma>);
 EMBER_REGISTER_KERNEL(polygamma, CUDA, polygamma_kernel);
-EMBER_REGISTER_KERNEL(log10, CUDA, special_unary_kernel<Fn::Log10>);
-EMBER_REGISTER_KERNEL(exp2, CUDA, special_unary_kernel<Fn::Exp2>);
-EMBER_REGISTER_KERNEL(sinc, CUDA, special_unary_kernel<Fn::Sinc>);
-EMBER_REGISTER_KERNEL(i0, CUDA, special_unary_kernel<Fn::I0>);
 EMBER_REGISTER_KERNEL(special_i1, CUDA, special_unary_kernel<Fn::I1>);
 EMBER_REGISTER_KERNEL(frac, CUDA, special_unary_kernel<Fn::Frac>);
 EMBER_REGISTER_KERNEL(signbit, CUDA, signbit_kernel);

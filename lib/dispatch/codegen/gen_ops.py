@@ -19,6 +19,8 @@ emits
                                   always writes into its first input), ember::name(self, ...)
                                   on such a node only
 
+and, for the structured rows (kernel = ...), what gen_structured.py lists.
+
 Files are rewritten only when their text changes, so a schema edit recompiles only
 what includes the files that changed.
 """
@@ -30,6 +32,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import gen_structured  # noqa: E402
 import schema as sch  # noqa: E402
 
 HEADER = "// Generated from lib/dispatch/schema/*.toml by lib/dispatch/codegen/gen_ops.py. Do not edit.\n"
@@ -380,6 +383,17 @@ def main() -> int:
             print(f"gen_ops.py: {e}", file=sys.stderr)
             return 1
         write_if_changed(opts.out / "jit" / f"invokers_{group}.cpp", invokers)
+        write_if_changed(opts.out / "include" / "ember" / "generated" / f"{group}_ops.h",
+                         gen_structured.emit_declarations(group, group_rows))
+    # The structured ops (gen_structured.py).
+    write_if_changed(opts.out / "include" / "ember" / "generated" / "ops.h",
+                     gen_structured.emit_declarations_umbrella(sch.GROUPS))
+    write_if_changed(opts.out / "include" / "ember" / "generated" / "methods.inc",
+                     gen_structured.emit_methods(rows))
+    write_if_changed(opts.out / "ops" / "structured_ops.cpp", gen_structured.emit_op_functions(rows))
+    write_if_changed(opts.out / "cpu" / "structured_kernels.cpp", gen_structured.emit_cpu_kernels(rows))
+    write_if_changed(opts.out / "cuda" / "structured_kernels.cu", gen_structured.emit_cuda_kernels(rows))
+    write_if_changed(opts.out / "python" / "structured_bindings.cpp", gen_structured.emit_bindings(rows))
     return 0
 
 

@@ -31,7 +31,20 @@ DERIVATIVES = {"formula", "view", "non_differentiable", "none"}
 AUTOCAST = {"lower_precision", "fp32", "promote"}
 INVOKERS = {"generated", "manual", "none"}
 FIELDS = {"func", "doc", "derivative", "grad", "invoker", "variants", "tags", "onnx", "autocast",
-          "shape"}
+          "shape", "kernel", "aliases"}
+# A generated ("structured") op: kernel = {kind = ..., formula = ...} makes the
+# generator write its declaration, Tensor methods, op function, CPU and CUDA kernels
+# and Python bindings from the row; the formula (a function of opmath values,
+# EMBER_HOST_DEVICE, in a lib/core/*_math.h header) is all that is written by hand.
+# Each kind is the signature it takes and what its op function checks:
+KERNEL_KINDS = {
+    # float result; integer and bool inputs compute in the default float dtype (torch.acos)
+    "unary_float": "(Tensor self) -> Tensor",
+    # floating inputs only: others raise NotImplementedError naming the dtype (torch's mish)
+    "unary_float_only": "(Tensor self) -> Tensor",
+    # grad_output * f'(self) of one floating dtype: formula(g, x) (an activation's backward)
+    "backward_float": "(Tensor grad_output, Tensor self) -> Tensor",
+}
 
 # Non-tensor argument types: the C++ type of the Args member.
 ATTR_TYPES = {
@@ -110,6 +123,10 @@ class OpRow:
     invoker: str = "none"
     # The OpId's value (GROUP_ID_RANGE above).
     id: int = -1
+    # A structured op's kernel family and formula (KERNEL_KINDS), or None.
+    kernel: dict | None = None
+    # Other names of the same op (numpy's arccos for acos): functions and methods.
+    aliases: list = field(default_factory=list)
 
     @property
     def inputs(self) -> list[Arg]:
@@ -269,10 +286,29 @@ def _row(entry: dict, group: str, index: int) -> OpRow:
             raise SchemaError(f"{where}: a random op's last two attrs must be 'int seed, int offset'")
     if not entry["doc"].strip() or "\n" in entry["doc"].strip():
         raise SchemaError(f"{where}: doc must be one line")
+    kernel = entry.get("kernel")
+    if kernel is not None:
+        if not isinstance(kernel, dict) or set(kernel) != {"kind", "formula"}:
+            raise SchemaError(f"{where}: kernel must be {{kind = ..., formula = ...}}")
+        kind = kernel["kind"]
+        if kind not in KERNEL_KINDS:
+            raise SchemaError(f"{where}: kernel kind must be one of {sorted(KERNEL_KINDS)}")
+        sig = entry["func"].strip()[len(name):].replace(" ", "")
+        if sig != KERNEL_KINDS[kind].replace(" ", ""):
+            raise SchemaError(f"{where}: a {kind} kernel takes the signature "
+                              f"{name}{KERNEL_KINDS[kind]}")
+        if not re.fullmatch(r"[A-Za-z_][\w:]*", kernel["formula"]):
+            raise SchemaError(f"{where}: kernel formula must be a function name")
+        if kind == "backward_float" and set(variants) != {"function"}:
+            raise SchemaError(f"{where}: a backward_float op has the function variant only")
+    aliases = entry.get("aliases", [])
+    if aliases and kernel is None:
+        raise SchemaError(f"{where}: aliases are generated for structured rows (kernel = ...) only")
     return OpRow(name=name, group=group, func=entry["func"].strip(), args=args, returns=returns,
                  doc=entry["doc"].strip(), derivative=entry["derivative"], variants=list(variants),
                  tags=list(tags), onnx=entry.get("onnx"), autocast=entry.get("autocast"),
-                 shape=entry.get("shape"), grad=dict(grad), invoker=entry["invoker"])
+                 shape=entry.get("shape"), grad=dict(grad), invoker=entry["invoker"],
+                 kernel=dict(kernel) if kernel else None, aliases=list(aliases))
 
 
 def load(schema_dir: Path = SCHEMA_DIR) -> list[OpRow]:
