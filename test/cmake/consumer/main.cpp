@@ -7,5 +7,9 @@ int main() {
   ember::Tensor x = ember::arange(6).reshape({2, 3}).to(ember::kFloat32);
   ember::Tensor y = x.t().contiguous();
   std::cout << y << "\n";
-  return y.sizes() == ember::DimVector{3, 2} && y.data_ptr<float>()[1] == 3.0f ? 0 : 1;
+  // A structured op (its declaration and method are generated headers, installed too).
+  float half_pi = ember::zeros({1}).acos().item<float>();
+  bool structured_ok = half_pi > 1.5707f && half_pi < 1.5709f &&
+                       ember::mish(ember::zeros({1})).item<float>() == 0.0f;
+  return y.sizes() == ember::DimVector{3, 2} && y.data_ptr<float>()[1] == 3.0f && structured_ok ? 0 : 1;
 }
