@@ -17,7 +17,7 @@ import pytest
 
 import ember
 from opdb import OPDB
-from opdb.opinfo import FLOATING, T, build, is_float
+from opdb.opinfo import FLOATING, Sample, T, build, is_float
 
 torch = pytest.importorskip("torch")
 
@@ -332,22 +332,69 @@ def test_errors(info):
 
 # ---- devices ------------------------------------------------------------------------------
 
+POINTWISE = {r["name"] for r in ember._C._op_schemas() if "pointwise" in r["tags"]}
+SPECIALS = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-30, 3.0, -3.0, 80.0, -80.0, 1e4, -1e4]
+
+
+def _special_sample(info, dtype):
+    """For a pointwise op of one float tensor: its first sample with nan, infinities,
+    signed zeros, tiny and huge values instead (the device against the CPU only)."""
+    if info.name not in POINTWISE or not is_float(dtype):
+        return None
+    first = samples_for(info, dtype)[0]
+    if len(first.args) != 1 or not isinstance(first.args[0], T):
+        return None
+    return Sample((T(np.array(SPECIALS), dtype),), dict(first.kwargs), name="specials")
+
+
+def _device_grads(info, sample, device):
+    """The gradients of the sample's float64 inputs on `device` for fixed random output
+    weights (None where an input gets none), as CPU arrays."""
+    out, args, kwargs = run(ember, info, sample, device, grad=True)
+    outs = _float_outputs(out)
+    if not outs:
+        return None
+    rng = np.random.default_rng(1)
+    weights = [ember.from_numpy(rng.standard_normal(tuple(o.shape))).to(device) for o in outs]
+    ins = [x for x in leaves([args, list(kwargs.values())]) if isinstance(x, ember.Tensor) and x.requires_grad]
+    grads = ember.autograd.grad(outs, ins, weights, allow_unused=True)
+    return [None if g is None else to_numpy(g) for g in grads]
+
+
 @pytest.mark.skipif(len(DEVICES) == 1, reason="no device besides the CPU (no CUDA GPU)")
 @pytest.mark.parametrize("device", DEVICES[1:])
 @pytest.mark.parametrize("info", OPDB, ids=IDS)
 def test_device_matches_cpu(info, device):
+    """Each sample on the device against the CPU: the values in every dtype, the in-place
+    form, and the gradients in float64 (through the device's backward kernels)."""
     if device not in info.devices:
         pytest.skip(f"{info.id} does not run on {device}")
     for dtype in info.dtypes:
         rtol, atol = info.tolerance(dtype)
-        for sample in samples_for(info, dtype):
+        special = _special_sample(info, dtype)
+        for sample in samples_for(info, dtype) + ([special] if special else []):
+            what = f"{info.id} {device} {dtype} {sample.describe()}"
             if info.nondeterministic:
                 run(ember, info, sample, device)
                 continue
             cpu = run(ember, info, sample)[0]
             dev = run(ember, info, sample, device)[0]
-            assert_same(dev, cpu, max(rtol, 1e-5) if is_float(dtype) else 0, atol,
-                        f"{info.id} {device} {dtype} {sample.describe()}")
+            assert_same(dev, cpu, max(rtol, 1e-5) if is_float(dtype) else 0, atol, what)
+            if info.inplace and isinstance(cpu, ember.Tensor):
+                args = build(ember, sample.args, device)
+                kwargs = build(ember, sample.kwargs, device)
+                if tuple(args[0].shape) == tuple(cpu.shape) and args[0].dtype == cpu.dtype:
+                    info.inplace(ember, *args, **kwargs)
+                    assert_same(args[0], cpu, max(rtol, 1e-5) if is_float(dtype) else 0, atol,
+                                f"{what} (in-place)")
+    if info.grad and not info.nondeterministic:
+        for sample in samples_for(info, "float64"):
+            cpu, dev = _device_grads(info, sample, "cpu"), _device_grads(info, sample, device)
+            for i, (c, d) in enumerate(zip(cpu or [], dev or [])):
+                what = f"{info.id} {device} {sample.describe()}: gradient of input {i}"
+                assert (c is None) == (d is None), what
+                if c is not None:
+                    np.testing.assert_allclose(d, c, rtol=1e-7, atol=1e-9, err_msg=what)
 
 
 # ---- coverage ------------------------------------------------------------------------------

@@ -103,13 +103,13 @@ def to_lib(lib, a: T, device: str = "cpu", requires_grad: bool = False):
     values = np.asarray(a.values)
     base = lib.from_numpy(np.array(values, copy=True))
     t = base.to(dtype_of(lib, a.dtype))
-    if a.noncontig and t.dim() > 0 and t.numel() > 1:
-        big = lib.zeros(tuple(t.shape[:-1]) + (t.shape[-1] * 2,), dtype=t.dtype)
+    if device != "cpu":
+        t = t.to(device)
+    if a.noncontig and t.dim() > 0 and t.numel() > 1:  # strided on the device too
+        big = lib.zeros(tuple(t.shape[:-1]) + (t.shape[-1] * 2,), dtype=t.dtype, device=device)
         view = big[..., ::2]
         view.copy_(t)
         t = view
-    if device != "cpu":
-        t = t.to(device)
     if requires_grad:
         t.requires_grad_(True)
     return t
