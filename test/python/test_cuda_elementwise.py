@@ -1,8 +1,10 @@
-"""CUDA elementwise kernels (lib/cuda/elementwise/) against the CPU kernels: every op
-of the elementwise table, each dtype it supports, contiguous / transposed / sliced /
-expanded / 0-dim / empty inputs, Python-number operands, in-place forms (also into a
-tensor of another dtype), gradients of the float ops, and the integer division by
-zero that the device reports at the next synchronization. Needs a GPU."""
+"""CUDA elementwise kernels (lib/cuda/elementwise/) against the CPU kernels, for what
+the op database (test_opdb.py::test_device_matches_cpu: every row, dtype, layout,
+special values, large inputs, in-place forms and gradients) does not ask: rounding to
+decimals, integer wrap-around, Python-number operands and mixed dtypes, in-place
+writes into another dtype and through overlapping views, nan propagation, and the
+integer division by zero that the device reports at the next synchronization. Needs
+a GPU."""
 import numpy as np
 import pytest
 
@@ -44,73 +46,7 @@ def with_specials(shape, dtype):
     return ember.from_numpy(v.reshape(shape)).to(dtype)
 
 
-# name -> (base shape, view made inside fn): the same view on both devices.
-VIEWS = {
-    "contiguous": ((4, 6), lambda x: x),
-    "transposed": ((6, 4), lambda x: x.t()),
-    "sliced": ((4, 12), lambda x: x[:, 1::2]),
-    "expanded": ((1, 6), lambda x: x.expand(4, 6)),
-    "0-dim": ((), lambda x: x),
-    "empty": ((0, 6), lambda x: x),
-    "large": ((3, 70001), lambda x: x),  # several blocks, a partial last vector
-}
-
 # ---- unary -----------------------------------------------------------------------------------
-
-# name -> (dtypes, input range)
-UNARY_FLOAT = {
-    "exp": (ALL, (-5, 5)), "expm1": (ALL, (-2, 2)), "log": (ALL, (0.1, 6)),
-    "log1p": (ALL, (0.1, 6)), "log2": (ALL, (0.1, 6)), "sqrt": (ALL, (0.1, 6)),
-    "rsqrt": (ALL, (0.1, 6)), "reciprocal": (NUMERIC, (0.5, 6)), "sin": (ALL, (-6, 6)),
-    "cos": (ALL, (-6, 6)), "tan": (ALL, (-1.4, 1.4)), "tanh": (ALL, (-6, 6)),
-    "sigmoid": (ALL, (-6, 6)), "erf": (ALL, (-3, 3)),
-}
-UNARY_SAME = {
-    "neg": NUMERIC, "abs": NUMERIC, "sign": ALL, "floor": NUMERIC, "ceil": NUMERIC,
-    "trunc": NUMERIC, "round": NUMERIC, "relu": NUMERIC,
-}
-ACTIVATIONS = {
-    "gelu": lambda x: ember.gelu(x),
-    "gelu_tanh": lambda x: ember.gelu(x, approximate="tanh"),
-    "silu": lambda x: ember.silu(x),
-    "softplus": lambda x: ember.softplus(x),
-    "softplus_beta": lambda x: ember.softplus(x, beta=2.0, threshold=3.0),
-    "leaky_relu": lambda x: ember.leaky_relu(x, 0.2),
-    "relu": lambda x: ember.relu(x),
-}
-
-
-def _unary_input(name, shape, dtype):
-    dtypes, (lo, hi) = UNARY_FLOAT.get(name, (None, (-5, 5)))
-    return make(shape, dtype, lo, hi)
-
-
-@pytest.mark.parametrize("dtype", ALL, ids=str)
-@pytest.mark.parametrize("name", sorted(UNARY_FLOAT) + sorted(UNARY_SAME))
-def test_unary_dtypes(name, dtype):
-    dtypes = UNARY_FLOAT[name][0] if name in UNARY_FLOAT else UNARY_SAME[name]
-    if dtype not in dtypes:
-        pytest.skip(f"{name} does not take {dtype}")
-    x = _unary_input(name, (5, 7), dtype)
-    check_against_cpu(getattr(ember, name), x, grad=dtype in FLOATS)
-
-
-@pytest.mark.parametrize("view", sorted(VIEWS))
-@pytest.mark.parametrize("name", sorted(UNARY_FLOAT) + sorted(UNARY_SAME))
-def test_unary_layouts(name, view):
-    shape, make_view = VIEWS[view]
-    x = _unary_input(name, shape, ember.float32)
-    op = getattr(ember, name)
-    check_against_cpu(lambda t: op(make_view(t)), x, grad=True)
-
-
-@pytest.mark.parametrize("name", sorted(UNARY_FLOAT) + sorted(UNARY_SAME))
-def test_unary_in_place(name):
-    x = _unary_input(name, (4, 6), ember.float32)
-    check_against_cpu(lambda t: getattr(t.clone(), name + "_")(), x)
-    # in place on a transposed view
-    check_against_cpu(lambda t: getattr(t.clone().t(), name + "_")(), x)
-
 
 def test_round_decimals_and_half_even():
     x = ember.from_numpy(np.array([0.5, 1.5, 2.5, -0.5, -2.5, 1.25, 12345.678, -0.049]))
@@ -129,44 +65,12 @@ def test_neg_and_abs_wrap_at_the_most_negative_integer():
     check_against_cpu(ember.neg, make((6,), ember.uint8, 0, 255))
 
 
-def test_special_values():
-    v = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-30, -1e-30, 88.0, -104.0, 1e30])
-    for dtype in FLOATS:
-        x = ember.from_numpy(v).to(dtype)
-        for name in list(UNARY_FLOAT) + list(UNARY_SAME):
-            check_against_cpu(getattr(ember, name), x)
-        for fn in ACTIVATIONS.values():
-            check_against_cpu(fn, x)
-        check_against_cpu(ember.nan_to_num, x)
-
-
-@pytest.mark.parametrize("dtype", FLOATS, ids=str)
-@pytest.mark.parametrize("name", sorted(ACTIVATIONS))
-def test_activations(name, dtype):
-    fn = ACTIVATIONS[name]
-    check_against_cpu(fn, make((5, 7), dtype, -8, 8), grad=True)
-    for view in ["transposed", "expanded", "0-dim", "empty"]:
-        shape, make_view = VIEWS[view]
-        check_against_cpu(lambda t: fn(make_view(t)), make(shape, dtype), grad=True)
-
-
 def test_activations_in_place_and_integer_relu():
     x = make((4, 6), ember.float32)
     check_against_cpu(lambda t: ember.leaky_relu_(t.clone(), 0.3), x)
     check_against_cpu(lambda t: ember.relu_(t.clone()), x)
     for dtype in INTS:
         check_against_cpu(ember.relu, make((4, 6), dtype))
-
-
-@pytest.mark.parametrize("dtype", ALL, ids=str)
-@pytest.mark.parametrize("name", ["isnan", "isinf", "isfinite", "logical_not"])
-def test_predicates(name, dtype):
-    x = with_specials((5, 7), dtype)
-    op = getattr(ember, name)
-    check_against_cpu(op, x)
-    check_against_cpu(lambda t: op(t.t()), x)
-    check_against_cpu(op, make((), dtype))
-    check_against_cpu(op, make((0, 3), dtype))
 
 
 def test_logical_not_in_place_keeps_dtype():
@@ -239,22 +143,7 @@ BINARY = dict(_division_ops(), **{
     "maximum": ember.maximum, "minimum": ember.minimum, "atan2": ember.atan2,
     "pow": ember.pow,
 })
-BINARY_DTYPES = {"add": ALL, "mul": ALL, "maximum": ALL, "minimum": ALL}
 DIVIDES = set(_division_ops())
-
-SHAPE_PAIRS = [
-    ((3, 4), (3, 4)),
-    ((3, 4), (4,)),
-    ((3, 1), (1, 4)),
-    ((2, 3, 4), (3, 1)),
-    ((), (5,)),
-    ((5,), ()),
-    ((), ()),
-    ((0,), (0,)),
-    ((0, 3), (3,)),
-    ((1,), (6,)),
-]
-
 
 def _binary_operands(name, dtype, sa, sb):
     if name == "pow":
@@ -262,25 +151,6 @@ def _binary_operands(name, dtype, sa, sb):
             return make(sa, dtype, 0 if dtype == ember.uint8 else -6, 6), make(sb, dtype, 0, 5, seed=1)
         return make(sa, dtype, 0.1, 3), make(sb, dtype, -2, 2, seed=1)
     return make(sa, dtype, -20, 20), make(sb, dtype, -20, 20, seed=1, nonzero=name in DIVIDES)
-
-
-@pytest.mark.parametrize("dtype", ALL, ids=str)
-@pytest.mark.parametrize("name", sorted(BINARY))
-def test_binary_dtypes(name, dtype):
-    if dtype not in BINARY_DTYPES.get(name, NUMERIC):
-        pytest.skip(f"{name} does not take {dtype}")
-    a, b = _binary_operands(name, dtype, (5, 7), (5, 7))
-    grad = dtype in FLOATS and name not in ("floor_divide", "trunc_divide")
-    check_against_cpu(BINARY[name], a, b, grad=grad)
-
-
-@pytest.mark.parametrize("shapes", SHAPE_PAIRS, ids=str)
-@pytest.mark.parametrize("name", sorted(BINARY))
-def test_binary_shapes(name, shapes):
-    for dtype in [ember.float32, ember.int32]:
-        a, b = _binary_operands(name, dtype, *shapes)
-        grad = dtype in FLOATS and name not in ("floor_divide", "trunc_divide")
-        check_against_cpu(BINARY[name], a, b, grad=grad)
 
 
 @pytest.mark.parametrize("name", sorted(BINARY))
@@ -388,20 +258,6 @@ def test_in_place_integer_casts_and_overlap():
 COMPARE = ["eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"]
 
 
-@pytest.mark.parametrize("dtype", ALL, ids=str)
-@pytest.mark.parametrize("name", COMPARE)
-def test_comparisons(name, dtype):
-    fn = getattr(ember, name)
-    a, b = make((5, 7), dtype, -3, 3), make((5, 7), dtype, -3, 3, seed=1)
-    check_against_cpu(fn, a, b)
-    check_against_cpu(lambda x, y: fn(x.t()[:5], y[:, :5]), a, b)
-    check_against_cpu(lambda x, y: fn(x, y[0]), a, b)
-    check_against_cpu(lambda x: fn(x, 1), a)
-    check_against_cpu(lambda x: fn(x, 0.5), a)
-    check_against_cpu(lambda x: fn(x[0, 0], x), a)
-    check_against_cpu(fn, make((0, 7), dtype), make((7,), dtype))
-
-
 def test_comparisons_promote_and_nan():
     f = ember.from_numpy(np.array([np.nan, 1.0, 2.5, 0.0]))
     i = ember.from_numpy(np.array([0, 1, 2, 0], dtype=np.int64))
@@ -410,26 +266,6 @@ def test_comparisons_promote_and_nan():
         check_against_cpu(fn, f, i)
         check_against_cpu(fn, f.to(ember.float16), i.to(ember.uint8))
         check_against_cpu(lambda x: getattr(x.clone(), name + "_")(1), f)  # in place keeps float64
-
-
-BITWISE = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift"]
-
-
-@pytest.mark.parametrize("dtype", [ember.bool] + INTS, ids=str)
-@pytest.mark.parametrize("name", BITWISE)
-def test_bitwise(name, dtype):
-    fn = getattr(ember, name)
-    shift = "shift" in name
-    if shift and dtype == ember.bool:
-        pytest.skip("shifts take integers only")
-    a = make((5, 7), dtype, -100, 100)
-    b = make((5, 7), dtype, -2, 70, seed=1) if shift else make((5, 7), dtype, -100, 100, seed=1)
-    check_against_cpu(fn, a, b)
-    check_against_cpu(lambda x, y: fn(x.t(), y.t()), a, b)
-    check_against_cpu(lambda x, y: fn(x, y[0]), a, b)
-    check_against_cpu(lambda x: fn(x, 3), a)
-    check_against_cpu(lambda x, y: getattr(x.clone(), name + "_")(y), a, b)
-    check_against_cpu(fn, make((), dtype), make((0,), dtype))
 
 
 # ---- where and lerp -------------------------------------------------------------------------
@@ -472,21 +308,6 @@ SPECIAL_UNARY = {
 }
 
 
-@pytest.mark.parametrize("dtype", ALL, ids=str)
-@pytest.mark.parametrize("name", sorted(SPECIAL_UNARY))
-def test_special_unary(name, dtype):
-    lo, hi = SPECIAL_UNARY[name]
-    x = make((5, 7), dtype, lo, hi)
-    op = getattr(ember, name)
-    check_against_cpu(op, x, grad=dtype in FLOATS)
-    if dtype == ember.float32:
-        check_against_cpu(lambda t: op(t.t()), x, grad=True)
-        check_against_cpu(lambda t: op(t[:, ::2]), x)
-        check_against_cpu(lambda t: getattr(t.clone(), name + "_")(), x)
-        check_against_cpu(op, make((), dtype, lo, hi))
-        check_against_cpu(op, make((0, 3), dtype, lo, hi))
-
-
 def test_special_unary_edges_and_others():
     v = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 0.5, -2.0, -2.5, 1e-8, 700.0])
     for dtype in FLOATS:
@@ -501,33 +322,6 @@ def test_special_unary_edges_and_others():
         check_against_cpu(ember.signbit, make((4, 6), dtype))
     check_against_cpu(lambda t: ember.polygamma(2, t), make((4, 6), ember.float64, 0.1, 9), grad=True)
     check_against_cpu(ember.i0, make((4, 6), ember.float64, -9, 9), grad=True)
-
-
-# name -> dtypes
-SPECIAL_BINARY = {
-    "hypot": FLOATS, "logaddexp": FLOATS, "logaddexp2": FLOATS, "copysign": NUMERIC,
-    "fmax": ALL, "fmin": ALL, "xlogy": NUMERIC, "heaviside": ALL, "gcd": INTS, "lcm": INTS,
-    "nextafter": FLOATS,
-}
-
-
-@pytest.mark.parametrize("name", sorted(SPECIAL_BINARY))
-def test_special_binary(name):
-    for dtype in SPECIAL_BINARY[name]:
-        lo = 0.1 if name == "xlogy" else -5
-        a, b = make((3, 4), dtype, -5, 5, seed=1), make((4,), dtype, lo, 5, seed=2)
-        op = getattr(ember, name)
-        grad = dtype in FLOATS and name not in ("heaviside", "nextafter")
-        check_against_cpu(op, a, b, grad=grad)
-        check_against_cpu(lambda x, y: op(x.t(), y[:3]), a, b)
-        check_against_cpu(op, make((), dtype), make((0, 1), dtype))
-        check_against_cpu(op, a, make((), dtype, seed=3))
-    v = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 2.5])
-    if ember.float32 in SPECIAL_BINARY[name]:
-        for dtype in FLOATS:
-            a = ember.from_numpy(np.repeat(v, len(v))).to(dtype)
-            b = ember.from_numpy(np.tile(v, len(v))).to(dtype)
-            check_against_cpu(getattr(ember, name), a, b)
 
 
 def test_special_binary_in_place_and_numbers():

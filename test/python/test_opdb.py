@@ -347,6 +347,24 @@ def _special_sample(info, dtype):
     return Sample((T(np.array(SPECIALS), dtype),), dict(first.kwargs), name="specials")
 
 
+LARGE = (3, 70001)  # several blocks of a device loop, and a partial last vector
+
+
+def _large_sample(info, dtype):
+    """For a pointwise op: its first sample whose tensors share one non-empty shape, with
+    each tensor's values tiled to LARGE (the same value distribution, so divisors stay
+    nonzero), against the CPU only."""
+    if info.name not in POINTWISE:
+        return None
+    for sample in samples_for(info, dtype):
+        ts = [a for a in sample.args if isinstance(a, T)]
+        if ts and len(ts) == len(sample.args) and ts[0].values.ndim > 0 and ts[0].values.size > 0 and \
+                all(t.values.shape == ts[0].values.shape for t in ts):
+            args = tuple(T(np.resize(t.values, LARGE), t.dtype, t.noncontig, t.grad) for t in ts)
+            return Sample(args, dict(sample.kwargs), name="large")
+    return None
+
+
 def _device_grads(info, sample, device):
     """The gradients of the sample's float64 inputs on `device` for fixed random output
     weights (None where an input gets none), as CPU arrays."""
@@ -365,14 +383,15 @@ def _device_grads(info, sample, device):
 @pytest.mark.parametrize("device", DEVICES[1:])
 @pytest.mark.parametrize("info", OPDB, ids=IDS)
 def test_device_matches_cpu(info, device):
-    """Each sample on the device against the CPU: the values in every dtype, the in-place
-    form, and the gradients in float64 (through the device's backward kernels)."""
+    """Each sample on the device against the CPU: the values in every dtype (for pointwise
+    rows also special values and a large input), the in-place form, and the gradients in
+    float64 (through the device's backward kernels)."""
     if device not in info.devices:
         pytest.skip(f"{info.id} does not run on {device}")
     for dtype in info.dtypes:
         rtol, atol = info.tolerance(dtype)
-        special = _special_sample(info, dtype)
-        for sample in samples_for(info, dtype) + ([special] if special else []):
+        extra = [x for x in (_special_sample(info, dtype), _large_sample(info, dtype)) if x]
+        for sample in samples_for(info, dtype) + extra:
             what = f"{info.id} {device} {dtype} {sample.describe()}"
             if info.nondeterministic:
                 run(ember, info, sample, device)
