@@ -138,10 +138,7 @@ void bind_unary_ops(py::module_& m, TensorClass& cls) {
   def_unary(m, cls, "fix", &trunc, &trunc_);
   def_unary(m, cls, "relu", &relu, &relu_);
   def_unary(m, cls, "silu", &silu, &silu_);
-  def_unary(m, cls, "isnan", &isnan, nullptr);
-  def_unary(m, cls, "isinf", &isinf, nullptr);
-  def_unary(m, cls, "isfinite", &isfinite, nullptr);
-  def_unary(m, cls, "logical_not", &logical_not, &logical_not_);
+  // isnan, isinf, isfinite, logical_not: structured (python/structured_bindings.cpp).
   def_unary(m, cls, "bitwise_not", &bitwise_not, &bitwise_not_);
 
   auto round_fn = [](const Tensor& t, int64_t decimals) { return round(t, decimals); };
@@ -376,8 +373,7 @@ void bind_special_ops(py::module_& m, TensorClass& cls) {
   for (const Unary& u : std::initializer_list<Unary>{
            {"frac", &frac, &frac_},
            {"deg2rad", &deg2rad, &deg2rad_}, {"rad2deg", &rad2deg, &rad2deg_},
-           {"sgn", &sgn, &sgn_}, {"signbit", &signbit, nullptr},
-           {"positive", &positive, nullptr}, {"isneginf", &isneginf, nullptr},
+           {"sgn", &sgn, &sgn_}, {"positive", &positive, nullptr}, {"isneginf", &isneginf, nullptr},
            {"isposinf", &isposinf, nullptr}, {"isreal", &isreal, nullptr}})
     def_unary(m, cls, u.name, u.f, u.f_);
   m.def("_special_i1", &special_i1, py::arg("input"));

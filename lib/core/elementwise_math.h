@@ -13,6 +13,23 @@
 
 namespace ember {
 
+// ---- predicates (a bool of any dtype's opmath value) ---------------------------------------
+
+template <typename T>
+EMBER_HOST_DEVICE inline bool isnan_value(T x) { return x != x; }
+template <typename T>
+EMBER_HOST_DEVICE inline bool isinf_value(T x) {
+  if constexpr (std::is_floating_point_v<T>) return std::abs(x) == std::numeric_limits<T>::infinity();
+  else return false;
+}
+template <typename T>
+EMBER_HOST_DEVICE inline bool isfinite_value(T x) {
+  if constexpr (std::is_floating_point_v<T>) return std::abs(x) < std::numeric_limits<T>::infinity();
+  else return true;
+}
+template <typename T>
+EMBER_HOST_DEVICE inline bool logical_not_value(T x) { return x == T(0); }
+
 // ---- sign, magnitude, rounding ---------------------------------------------------------
 
 template <typename T>

@@ -1,5 +1,6 @@
-// Unary math kernels: neg ... round, and the predicates isnan, isinf, isfinite,
-// logical_not (Note [Elementwise kernels] in ops/elementwise_setup.h).
+// Unary math kernels: neg ... round (Note [Elementwise kernels] in
+// ops/elementwise_setup.h). The predicates isnan, isinf, isfinite, logical_not are
+// structured (generated from their rows).
 #include <cmath>
 #include <limits>
 
@@ -97,30 +98,6 @@ void round_kernel(OpCall& c) {
   });
 }
 
-// ---- predicates -------------------------------------------------------------------
-
-void isnan_kernel(OpCall& c) { predicate_unary(c, [](auto x) { return x != x; }); }
-
-void isinf_kernel(OpCall& c) {
-  predicate_unary(c, [](auto x) {
-    using T = decltype(x);
-    if constexpr (std::is_floating_point_v<T>) return std::abs(x) == std::numeric_limits<T>::infinity();
-    else return false;
-  });
-}
-
-void isfinite_kernel(OpCall& c) {
-  predicate_unary(c, [](auto x) {
-    using T = decltype(x);
-    if constexpr (std::is_floating_point_v<T>) return std::abs(x) < std::numeric_limits<T>::infinity();
-    else return true;
-  });
-}
-
-void logical_not_kernel(OpCall& c) {
-  predicate_unary(c, [](auto x) { return x == decltype(x)(0); });
-}
-
 EMBER_REGISTER_KERNEL(neg, CPU, neg_kernel);
 EMBER_REGISTER_KERNEL(abs, CPU, abs_kernel);
 EMBER_REGISTER_KERNEL(sign, CPU, sign_kernel);
@@ -142,10 +119,6 @@ EMBER_REGISTER_KERNEL(floor, CPU, floor_kernel);
 EMBER_REGISTER_KERNEL(ceil, CPU, ceil_kernel);
 EMBER_REGISTER_KERNEL(trunc, CPU, trunc_kernel);
 EMBER_REGISTER_KERNEL(round, CPU, round_kernel);
-EMBER_REGISTER_KERNEL(isnan, CPU, isnan_kernel);
-EMBER_REGISTER_KERNEL(isinf, CPU, isinf_kernel);
-EMBER_REGISTER_KERNEL(isfinite, CPU, isfinite_kernel);
-EMBER_REGISTER_KERNEL(logical_not, CPU, logical_not_kernel);
 
 }  // namespace
 }  // namespace ember::cpu

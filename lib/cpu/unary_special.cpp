@@ -1,6 +1,6 @@
 // Unary special-function kernels of the rows that are not structured: polygamma (an
-// attr), i1, frac, signbit (formulas: core/special_math.h, shared with
-// cuda/elementwise/special.cu). acos ... i0 are generated from their rows.
+// attr), i1, frac (formulas: core/special_math.h, shared with
+// cuda/elementwise/special.cu). acos ... i0 and signbit are generated from their rows.
 #include <cmath>
 
 #include "core/special_math.h"
@@ -21,12 +21,10 @@ void polygamma_kernel(OpCall& c) {
 // float dtypes only (the op function refuses the others).
 void frac_kernel(OpCall& c) { float_unary(c, [](auto x) { return x - std::trunc(x); }); }
 
-void signbit_kernel(OpCall& c) { predicate_unary(c, [](auto x) { return signbit_value(x); }); }
 
 EMBER_REGISTER_KERNEL(polygamma, CPU, polygamma_kernel);
 EMBER_REGISTER_KERNEL(special_i1, CPU, i1_kernel);
 EMBER_REGISTER_KERNEL(frac, CPU, frac_kernel);
-EMBER_REGISTER_KERNEL(signbit, CPU, signbit_kernel);
 
 }  // namespace
 }  // namespace ember::cpu

@@ -51,8 +51,6 @@ Tensor Tensor::trunc() const { return ember::trunc(*this); }
 Tensor& Tensor::trunc_() { return ember::trunc_(*this); }
 Tensor Tensor::relu() const { return ember::relu(*this); }
 Tensor& Tensor::relu_() { return ember::relu_(*this); }
-Tensor Tensor::logical_not() const { return ember::logical_not(*this); }
-Tensor& Tensor::logical_not_() { return ember::logical_not_(*this); }
 Tensor Tensor::bitwise_not() const { return ember::bitwise_not(*this); }
 Tensor& Tensor::bitwise_not_() { return ember::bitwise_not_(*this); }
 Tensor Tensor::round(int64_t decimals) const { return ember::round(*this, decimals); }
@@ -81,9 +79,6 @@ Tensor& Tensor::nan_to_num_(std::optional<double> nan, std::optional<double> pos
                             std::optional<double> neginf) {
   return ember::nan_to_num_(*this, nan, posinf, neginf);
 }
-Tensor Tensor::isnan() const { return ember::isnan(*this); }
-Tensor Tensor::isinf() const { return ember::isinf(*this); }
-Tensor Tensor::isfinite() const { return ember::isfinite(*this); }
 
 // ---- binary ---------------------------------------------------------------------------------
 Tensor Tensor::add(const Tensor& o, const Scalar& alpha) const { return ember::add(*this, o, alpha); }

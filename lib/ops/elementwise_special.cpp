@@ -75,7 +75,7 @@ Tensor& frac_(Tensor& self) {
   return unary_(opid::frac, self, self.dtype());
 }
 
-Tensor signbit(const Tensor& self) { return unary(opid::signbit, self); }
+// signbit is structured (generated from its row).
 
 // ---- unary composites ------------------------------------------------------------------------
 

@@ -18,7 +18,6 @@ Tensor Tensor::polygamma(int64_t n) const { return ember::polygamma(n, *this); }
 Tensor& Tensor::polygamma_(int64_t n) { return ember::polygamma_(*this, n); }
 Tensor Tensor::logit(std::optional<double> eps) const { return ember::logit(*this, eps); }
 Tensor& Tensor::logit_(std::optional<double> eps) { return ember::logit_(*this, eps); }
-Tensor Tensor::signbit() const { return ember::signbit(*this); }
 Tensor Tensor::positive() const { return ember::positive(*this); }
 Tensor Tensor::isneginf() const { return ember::isneginf(*this); }
 Tensor Tensor::isposinf() const { return ember::isposinf(*this); }

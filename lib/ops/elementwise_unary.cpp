@@ -218,12 +218,7 @@ Tensor& nan_to_num_(Tensor& self, std::optional<double> nan, std::optional<doubl
   return unary_(opid::nan_to_num, self, Result::kSame, {optional_attr(nan), optional_attr(posinf), optional_attr(neginf)});
 }
 
-Tensor isnan(const Tensor& self) { return unary(opid::isnan, self); }
-Tensor isinf(const Tensor& self) { return unary(opid::isinf, self); }
-Tensor isfinite(const Tensor& self) { return unary(opid::isfinite, self); }
-Tensor logical_not(const Tensor& self) { return unary(opid::logical_not, self); }
-// In place, the 0/1 result is written in self's dtype.
-Tensor& logical_not_(Tensor& self) { return unary_(opid::logical_not, self, Result::kBool); }
+// isnan, isinf, isfinite, logical_not(_) are structured (generated from their rows).
 
 Tensor bitwise_not(const Tensor& self) {
   if (self.defined() && self.is_floating_point()) not_implemented("bitwise_not", self.dtype());

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "ember/generated/elementwise_ops.h"  // this group's structured ops
 #include "ember/tensor.h"
 
 namespace ember {
@@ -103,11 +104,7 @@ Tensor& nan_to_num_(Tensor& self, std::optional<double> nan = 0.0,
                     std::optional<double> neginf = std::nullopt);
 
 // ---- predicates (bool results) -----------------------------------------------------------
-Tensor isnan(const Tensor& self);
-Tensor isinf(const Tensor& self);
-Tensor isfinite(const Tensor& self);
-Tensor logical_not(const Tensor& self);
-Tensor& logical_not_(Tensor& self);
+// isnan, isinf, isfinite, logical_not(_) are structured: ember/generated/elementwise_ops.h.
 Tensor bitwise_not(const Tensor& self);  // integer and bool tensors
 Tensor& bitwise_not_(Tensor& self);
 

@@ -26,7 +26,6 @@ Tensor& polygamma_(Tensor& self, int64_t n);
 // log(x / (1 - x)), x clamped to [eps, 1 - eps] when eps is given.
 Tensor logit(const Tensor& self, std::optional<double> eps = std::nullopt);
 Tensor& logit_(Tensor& self, std::optional<double> eps = std::nullopt);
-Tensor signbit(const Tensor& self);   // bool: sign bit set (-0.0 too)
 Tensor positive(const Tensor& self);  // self itself
 Tensor isneginf(const Tensor& self);
 Tensor isposinf(const Tensor& self);

@@ -1,4 +1,4 @@
-// The special functions on CUDA: polygamma, i1, frac, signbit (acos ... i0 are
+// The special functions on CUDA: polygamma, i1, frac (acos ... i0 and signbit are
 // structured, generated from their rows) and the
 // binary hypot ... nextafter (the CPU's: cpu/unary_special.cpp,
 // cpu/binary_special.cpp; formulas: core/special_math.h, shared by both).
@@ -36,11 +36,6 @@ void special_unary_kernel(OpCall& c) { float_unary(c, SpecialUnary{kFn}); }
 void polygamma_kernel(OpCall& c) {
   float_unary(c, SpecialUnary{Fn::Polygamma, c.attr(0).to_int()});
 }
-
-struct Signbit {
-  template <typename T> __device__ bool operator()(T x) const { return signbit_value(x); }
-};
-void signbit_kernel(OpCall& c) { predicate_unary<DTypes::All>(c, Signbit{}); }
 
 // ---- binary ---------------------------------------------------------------------------------
 
@@ -105,7 +100,6 @@ void lcm_kernel(OpCall& c) { promoted_binary<DTypes::IntegersOnly>(c, GcdLcm{tru
 EMBER_REGISTER_KERNEL(polygamma, CUDA, polygamma_kernel);
 EMBER_REGISTER_KERNEL(special_i1, CUDA, special_unary_kernel<Fn::I1>);
 EMBER_REGISTER_KERNEL(frac, CUDA, special_unary_kernel<Fn::Frac>);
-EMBER_REGISTER_KERNEL(signbit, CUDA, signbit_kernel);
 EMBER_REGISTER_KERNEL(hypot, CUDA, special_binary_kernel<Fn2::Hypot>);
 EMBER_REGISTER_KERNEL(logaddexp, CUDA, special_binary_kernel<Fn2::Logaddexp>);
 EMBER_REGISTER_KERNEL(logaddexp2, CUDA, special_binary_kernel<Fn2::Logaddexp2>);

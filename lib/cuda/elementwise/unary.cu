@@ -1,6 +1,6 @@
-// Unary kernels on CUDA that keep the input's dtype or test it: neg, abs, sign,
-// floor, ceil, trunc, round, and the predicates isnan, isinf, isfinite,
-// logical_not (the CPU's: cpu/unary.cpp; formulas: core/elementwise_math.h).
+// Unary kernels on CUDA that keep the input's dtype: neg, abs, sign, floor, ceil,
+// trunc, round (the CPU's: cpu/unary.cpp; formulas: core/elementwise_math.h). The
+// predicates isnan, isinf, isfinite, logical_not are structured (generated).
 #include <cmath>
 #include <limits>
 
@@ -66,40 +66,6 @@ void round_kernel(OpCall& c) {
   rounding_unary(c, Round{Rounding::Decimals, scale, negative});
 }
 
-// ---- predicates ---------------------------------------------------------------------------
-
-enum class FloatClass { Nan, Inf, Finite };
-
-// isnan, isinf, isfinite of a float (one kernel per dtype, as Round).
-struct IsClass {
-  FloatClass cls;
-  template <typename T> __device__ bool operator()(T x) const {
-    switch (cls) {
-      case FloatClass::Nan: return x != x;
-      case FloatClass::Inf: return std::abs(x) == std::numeric_limits<T>::infinity();
-      default: return std::abs(x) < std::numeric_limits<T>::infinity();
-    }
-  }
-};
-
-// Of an integer or bool tensor, the answer is constant: a fill.
-void float_class_kernel(OpCall& c, FloatClass cls) {
-  const Tensor& self = c.in(0);
-  if (is_floating(self.dtype())) return predicate_unary<DTypes::Floating>(c, IsClass{cls});
-  ElementwiseOutput o = prepare_output(c, self.sizes(), kBool);
-  o.out.fill_(Scalar(cls == FloatClass::Finite));
-  o.finish();
-}
-
-void isnan_kernel(OpCall& c) { float_class_kernel(c, FloatClass::Nan); }
-void isinf_kernel(OpCall& c) { float_class_kernel(c, FloatClass::Inf); }
-void isfinite_kernel(OpCall& c) { float_class_kernel(c, FloatClass::Finite); }
-
-struct LogicalNot {
-  template <typename T> __device__ bool operator()(T x) const { return x == T(0); }
-};
-void logical_not_kernel(OpCall& c) { predicate_unary<DTypes::All>(c, LogicalNot{}); }
-
 EMBER_REGISTER_KERNEL(neg, CUDA, neg_kernel);
 EMBER_REGISTER_KERNEL(abs, CUDA, abs_kernel);
 EMBER_REGISTER_KERNEL(sign, CUDA, sign_kernel);
@@ -107,10 +73,6 @@ EMBER_REGISTER_KERNEL(floor, CUDA, floor_kernel);
 EMBER_REGISTER_KERNEL(ceil, CUDA, ceil_kernel);
 EMBER_REGISTER_KERNEL(trunc, CUDA, trunc_kernel);
 EMBER_REGISTER_KERNEL(round, CUDA, round_kernel);
-EMBER_REGISTER_KERNEL(isnan, CUDA, isnan_kernel);
-EMBER_REGISTER_KERNEL(isinf, CUDA, isinf_kernel);
-EMBER_REGISTER_KERNEL(isfinite, CUDA, isfinite_kernel);
-EMBER_REGISTER_KERNEL(logical_not, CUDA, logical_not_kernel);
 
 }  // namespace
 }  // namespace ember::cuda

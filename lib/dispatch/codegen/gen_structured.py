@@ -39,6 +39,10 @@ KINDS = {
     "backward_float": dict(
         call="return float_unary_backward(opid::{name}, grad_output, self);",
         call_=None, helper="float_unary_backward", arity=2),
+    "predicate": dict(
+        call="return unary(opid::{name}, self);",
+        call_="return unary_(opid::{name}, self, kBool);",
+        helper="predicate_unary", cuda_helper="predicate_unary<DTypes::All>", result="bool", arity=1),
 }
 
 
@@ -157,13 +161,15 @@ def emit_cuda_kernels(rows: list[sch.OpRow]) -> str:
             continue
         functor = _camel(kind)
         params, args = ("T x", "x") if k["arity"] == 1 else ("T g, T x", "g, x")
-        out.append(f"\nstruct {functor} {{\n  int fn;\n  template <typename T> __device__ T operator()({params}) const {{\n"
+        result = k.get("result", "T")
+        out.append(f"\nstruct {functor} {{\n  int fn;\n  template <typename T> __device__ {result} operator()({params}) const {{\n"
                    "    switch (fn) {\n")
         for i, r in enumerate(members):
             case = "default" if i == len(members) - 1 else f"case {i}"
             out.append(f"      {case}: return {r.kernel['formula']}({args});  // {r.name}\n")
         out.append("    }\n  }\n};\n")
-        out.append(f"template <int kFn>\nvoid {kind}_kernel(OpCall& c) {{ {k['helper']}(c, {functor}{{kFn}}); }}\n")
+        helper = k.get("cuda_helper", k["helper"])
+        out.append(f"template <int kFn>\nvoid {kind}_kernel(OpCall& c) {{ {helper}(c, {functor}{{kFn}}); }}\n")
     out.append("\n}  // namespace\n\n")
     for kind in KINDS:
         members = [r for r in rows if r.kernel["kind"] == kind]

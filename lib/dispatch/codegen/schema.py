@@ -44,6 +44,8 @@ KERNEL_KINDS = {
     "unary_float_only": "(Tensor self) -> Tensor",
     # grad_output * f'(self) of one floating dtype: formula(g, x) (an activation's backward)
     "backward_float": "(Tensor grad_output, Tensor self) -> Tensor",
+    # a bool result for any input dtype; in place, the 0/1 result in self's dtype (isnan)
+    "predicate": "(Tensor self) -> Tensor",
 }
 
 # Non-tensor argument types: the C++ type of the Args member.
