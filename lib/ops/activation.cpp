@@ -22,16 +22,6 @@ Tensor& unary_(OpId op, Tensor& self, SmallVector<Attr, 4> attrs = {}) {
   return elementwise_detail::unary_(op, self, self.dtype(), std::move(attrs));
 }
 
-// torch has no integer kernel for these: NotImplementedError naming the dtype.
-void check_floating(const char* op, const Tensor& self) {
-  check_defined(op, self);
-  if (!self.is_floating_point()) not_implemented(op, self.dtype());
-}
-void check_not_bool(const char* op, const Tensor& self) {
-  check_defined(op, self);
-  if (self.dtype() == kBool) not_implemented(op, kBool);
-}
-
 // selu's constants (Klambauer et al.), as torch's.
 constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
 constexpr double kSeluScale = 1.0507009873554804934193349852946;

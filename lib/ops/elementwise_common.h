@@ -20,6 +20,17 @@ inline void check_defined(const char* op, const Tensor& t) {
   if (!t.defined()) undefined_input(op);
 }
 
+// The dtype checks of ops torch has no kernel for: NotImplementedError naming the dtype
+// (op is the public name, "gelu_" for the in-place form).
+inline void check_floating(const char* op, const Tensor& self) {
+  check_defined(op, self);
+  if (!self.is_floating_point()) not_implemented(op, self.dtype());
+}
+inline void check_not_bool(const char* op, const Tensor& self) {
+  check_defined(op, self);
+  if (self.dtype() == kBool) not_implemented(op, kBool);
+}
+
 // The inputs of a row, each defined (checked before the op's name is looked up) and
 // copied once (call_inputs).
 template <typename... Ts>
@@ -70,24 +81,20 @@ inline Tensor& binary_(const char* name, OpId op, Tensor& self, const Tensor& ot
 // (kernel = {kind = ...} in a schema row; gen_ops.py writes the calls.) `name` is the
 // public name the error messages use (the in-place one for the _ forms).
 
-// unary_float: a float result; integer and bool inputs compute in the default float dtype.
-inline Tensor unary_float(OpId op, const Tensor& self) { return unary(op, self); }
+// unary_float: a float result; integer and bool inputs compute in the default float dtype
+// (out of place that is the kernel's rule: the op function is plain unary()).
 inline Tensor& unary_float_(const char* name, OpId op, Tensor& self) {
   check_defined(name, self);
   return unary_(op, self, float_dtype(self.dtype()));
 }
 
 // unary_float_only: floating inputs only; others raise NotImplementedError naming the dtype.
-inline void check_floating_only(const char* name, const Tensor& self) {
-  check_defined(name, self);
-  if (!self.is_floating_point()) not_implemented(name, self.dtype());
-}
 inline Tensor unary_float_only(const char* name, OpId op, const Tensor& self) {
-  check_floating_only(name, self);
+  check_floating(name, self);
   return unary(op, self);
 }
 inline Tensor& unary_float_only_(const char* name, OpId op, Tensor& self) {
-  check_floating_only(name, self);
+  check_floating(name, self);
   return unary_(op, self, self.dtype());
 }
 

@@ -62,16 +62,12 @@ Tensor& polygamma_(Tensor& self, int64_t n) {
   return unary_(opid::polygamma, self, float_dtype(self.dtype()), {Attr(n)});
 }
 
-static void check_frac(const char* op, const Tensor& self) {
-  check_defined(op, self);
-  if (!self.is_floating_point()) not_implemented(op, self.dtype());
-}
 Tensor frac(const Tensor& self) {
-  check_frac("frac", self);
+  check_floating("frac", self);
   return unary(opid::frac, self);
 }
 Tensor& frac_(Tensor& self) {
-  check_frac("frac_", self);
+  check_floating("frac_", self);
   return unary_(opid::frac, self, self.dtype());
 }
 

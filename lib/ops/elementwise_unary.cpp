@@ -21,14 +21,6 @@ Tensor& unary_(OpId op, Tensor& self, Result r, SmallVector<Attr, 4> attrs = {})
   return elementwise_detail::unary_(op, self, result_dtype(r, self.dtype()), std::move(attrs));
 }
 
-void check_not_bool(const char* op, const Tensor& self) {
-  if (self.defined() && self.dtype() == kBool) not_implemented(op, kBool);
-}
-
-void check_floating(const char* op, const Tensor& self) {
-  if (self.defined() && !self.is_floating_point()) not_implemented(op, self.dtype());
-}
-
 }  // namespace
 
 // ---- math ------------------------------------------------------------------------------

@@ -151,6 +151,15 @@ def _float_outputs(out):
     return [o for o in leaves(out) if hasattr(o, "requires_grad") and o.requires_grad]
 
 
+def _weighted_grads(lib, outs, args, kwargs, device="cpu"):
+    """The gradients of outs, weighted by fixed random arrays (seed 1: the same for every
+    lib and device), with respect to the inputs that require grad (None where one gets none)."""
+    rng = np.random.default_rng(1)
+    weights = [lib.from_numpy(rng.standard_normal(tuple(o.shape))).to(device) for o in outs]
+    ins = [x for x in leaves([args, list(kwargs.values())]) if isinstance(x, lib.Tensor) and x.requires_grad]
+    return lib.autograd.grad(outs, ins, weights, allow_unused=True)
+
+
 @pytest.mark.parametrize("info", [i for i in OPDB if i.grad], ids=[i.id for i in OPDB if i.grad])
 def test_gradients(info):
     checked = 0
@@ -162,14 +171,8 @@ def test_gradients(info):
         assert len(e_outs) == len(t_outs), f"{what}: {len(e_outs)} differentiable outputs, torch {len(t_outs)}"
         if not t_outs:
             continue
-        rng = np.random.default_rng(1)
-        weights = [rng.standard_normal(tuple(t.shape)) for t in t_outs]
-        e_ins = [x for x in leaves([e_args, list(e_kw.values())]) if isinstance(x, ember.Tensor) and x.requires_grad]
-        t_ins = [x for x in leaves([t_args, list(t_kw.values())]) if isinstance(x, torch.Tensor) and x.requires_grad]
-        e_grads = ember.autograd.grad(e_outs, e_ins, [ember.from_numpy(w.copy()) for w in weights],
-                                      allow_unused=True)
-        t_grads = torch.autograd.grad(t_outs, t_ins, [torch.from_numpy(w.copy()) for w in weights],
-                                      allow_unused=True)
+        e_grads = _weighted_grads(ember, e_outs, e_args, e_kw)
+        t_grads = _weighted_grads(torch, t_outs, t_args, t_kw)
         for i, (eg, tg) in enumerate(zip(e_grads, t_grads)):
             if tg is None:
                 assert eg is None or not np.any(to_numpy(eg)), f"{what}: input {i} has a gradient, torch none"
@@ -336,12 +339,12 @@ POINTWISE = {r["name"] for r in ember._C._op_schemas() if "pointwise" in r["tags
 SPECIALS = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-30, 3.0, -3.0, 80.0, -80.0, 1e4, -1e4]
 
 
-def _special_sample(info, dtype):
+def _special_sample(info, dtype, samples):
     """For a pointwise op of one float tensor: its first sample with nan, infinities,
     signed zeros, tiny and huge values instead (the device against the CPU only)."""
     if info.name not in POINTWISE or not is_float(dtype):
         return None
-    first = samples_for(info, dtype)[0]
+    first = samples[0]
     if len(first.args) != 1 or not isinstance(first.args[0], T):
         return None
     return Sample((T(np.array(SPECIALS), dtype),), dict(first.kwargs), name="specials")
@@ -350,13 +353,13 @@ def _special_sample(info, dtype):
 LARGE = (3, 70001)  # several blocks of a device loop, and a partial last vector
 
 
-def _large_sample(info, dtype):
+def _large_sample(info, samples):
     """For a pointwise op: its first sample whose tensors share one non-empty shape, with
     each tensor's values tiled to LARGE (the same value distribution, so divisors stay
     nonzero), against the CPU only."""
     if info.name not in POINTWISE:
         return None
-    for sample in samples_for(info, dtype):
+    for sample in samples:
         ts = [a for a in sample.args if isinstance(a, T)]
         if ts and len(ts) == len(sample.args) and ts[0].values.ndim > 0 and ts[0].values.size > 0 and \
                 all(t.values.shape == ts[0].values.shape for t in ts):
@@ -372,11 +375,7 @@ def _device_grads(info, sample, device):
     outs = _float_outputs(out)
     if not outs:
         return None
-    rng = np.random.default_rng(1)
-    weights = [ember.from_numpy(rng.standard_normal(tuple(o.shape))).to(device) for o in outs]
-    ins = [x for x in leaves([args, list(kwargs.values())]) if isinstance(x, ember.Tensor) and x.requires_grad]
-    grads = ember.autograd.grad(outs, ins, weights, allow_unused=True)
-    return [None if g is None else to_numpy(g) for g in grads]
+    return [None if g is None else to_numpy(g) for g in _weighted_grads(ember, outs, args, kwargs, device)]
 
 
 @pytest.mark.skipif(len(DEVICES) == 1, reason="no device besides the CPU (no CUDA GPU)")
@@ -390,25 +389,28 @@ def test_device_matches_cpu(info, device):
         pytest.skip(f"{info.id} does not run on {device}")
     for dtype in info.dtypes:
         rtol, atol = info.tolerance(dtype)
-        extra = [x for x in (_special_sample(info, dtype), _large_sample(info, dtype)) if x]
-        for sample in samples_for(info, dtype) + extra:
+        rtol = max(rtol, 1e-5) if is_float(dtype) else 0
+        samples = samples_for(info, dtype)
+        extra = [x for x in (_special_sample(info, dtype, samples), _large_sample(info, samples)) if x]
+        for sample in samples + extra:
             what = f"{info.id} {device} {dtype} {sample.describe()}"
             if info.nondeterministic:
                 run(ember, info, sample, device)
                 continue
             cpu = run(ember, info, sample)[0]
             dev = run(ember, info, sample, device)[0]
-            assert_same(dev, cpu, max(rtol, 1e-5) if is_float(dtype) else 0, atol, what)
+            assert_same(dev, cpu, rtol, atol, what)
             if info.inplace and isinstance(cpu, ember.Tensor):
                 args = build(ember, sample.args, device)
                 kwargs = build(ember, sample.kwargs, device)
                 if tuple(args[0].shape) == tuple(cpu.shape) and args[0].dtype == cpu.dtype:
                     info.inplace(ember, *args, **kwargs)
-                    assert_same(args[0], cpu, max(rtol, 1e-5) if is_float(dtype) else 0, atol,
-                                f"{what} (in-place)")
+                    assert_same(args[0], cpu, rtol, atol, f"{what} (in-place)")
     if info.grad and not info.nondeterministic:
         for sample in samples_for(info, "float64"):
             cpu, dev = _device_grads(info, sample, "cpu"), _device_grads(info, sample, device)
+            assert (cpu is None) == (dev is None), f"{info.id} {device} {sample.describe()}: " \
+                "differentiable outputs on one device only"
             for i, (c, d) in enumerate(zip(cpu or [], dev or [])):
                 what = f"{info.id} {device} {sample.describe()}: gradient of input {i}"
                 assert (c is None) == (d is None), what

@@ -49,8 +49,7 @@ READ = {
 }
 
 
-def camel(name: str) -> str:
-    return "".join(p[:1].upper() + p[1:] for p in name.strip("_").split("_"))
+camel = sch.camel
 
 
 def args_struct_name(row: sch.OpRow) -> str:

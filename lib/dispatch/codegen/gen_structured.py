@@ -29,7 +29,7 @@ CORE_DIR = Path(__file__).resolve().parent.parent.parent / "core"
 # helpers, and the formula's arity.
 KINDS = {
     "unary_float": dict(
-        call="return unary_float(opid::{name}, self);",
+        call="return unary(opid::{name}, self);",
         call_="return unary_float_(\"{name}_\", opid::{name}, self);",
         helper="float_unary", arity=1),
     "unary_float_only": dict(
@@ -48,6 +48,12 @@ KINDS = {
 
 def structured(rows: list[sch.OpRow]) -> list[sch.OpRow]:
     return [r for r in rows if r.kernel]
+
+
+def _id_includes(rows: list[sch.OpRow]) -> list[str]:
+    """The op id headers of the groups the rows belong to."""
+    groups = sorted({r.group for r in rows}, key=sch.GROUPS.index)
+    return [f'#include "dispatch/op_ids/{g}.h"\n' for g in groups]
 
 
 def _params(r: sch.OpRow) -> str:
@@ -92,10 +98,9 @@ def emit_methods(rows: list[sch.OpRow]) -> str:
 
 def emit_op_functions(rows: list[sch.OpRow]) -> str:
     rows = structured(rows)
-    groups = sorted({r.group for r in rows}, key=sch.GROUPS.index)
     out = [HEADER, "// The op functions of the structured ops: the kind's checks, then the row's call.\n"
            '#include "ember/generated/ops.h"\n#include "ops/elementwise_common.h"\n']
-    out += [f'#include "dispatch/op_ids/{g}.h"\n' for g in groups]
+    out += _id_includes(rows)
     out.append("\nnamespace ember {\n\nusing namespace elementwise_detail;\n")
     for r in rows:
         k = KINDS[r.kernel["kind"]]
@@ -124,10 +129,9 @@ def _formula_headers() -> str:
 
 def emit_cpu_kernels(rows: list[sch.OpRow]) -> str:
     rows = structured(rows)
-    groups = sorted({r.group for r in rows}, key=sch.GROUPS.index)
     out = [HEADER, "// The CPU kernels of the structured ops: each row's formula in its kind's loop.\n"
            "#include <cmath>\n\n", _formula_headers(), '#include "cpu/unary_helpers.h"\n']
-    out += [f'#include "dispatch/op_ids/{g}.h"\n' for g in groups]
+    out += _id_includes(rows)
     out.append("\nnamespace ember::cpu {\nnamespace {\n\n")
     for r in rows:
         k = KINDS[r.kernel["kind"]]
@@ -140,26 +144,22 @@ def emit_cpu_kernels(rows: list[sch.OpRow]) -> str:
     return "".join(out)
 
 
-def _camel(name: str) -> str:
-    return "".join(p[:1].upper() + p[1:] for p in name.strip("_").split("_"))
-
-
 def emit_cuda_kernels(rows: list[sch.OpRow]) -> str:
     """One functor per kind with the op a launch argument (a switch on a value every
     thread shares, so no divergence): one kernel per kind and dtype, not per op,
     which keeps nvcc's time down, as cuda/elementwise/special.cu does by hand."""
     rows = structured(rows)
-    groups = sorted({r.group for r in rows}, key=sch.GROUPS.index)
     out = [HEADER, "// The CUDA kernels of the structured ops: each kind's formulas in one functor, the\n"
            "// op a launch argument (the twins of cpu/structured_kernels.cpp).\n"
            "#include <cmath>\n\n", _formula_headers(), '#include "cuda/elementwise/helpers.cuh"\n']
-    out += [f'#include "dispatch/op_ids/{g}.h"\n' for g in groups]
+    out += _id_includes(rows)
+    by_kind = {kind: [r for r in rows if r.kernel["kind"] == kind] for kind in KINDS}
     out.append("\nnamespace ember::cuda {\nnamespace {\n")
     for kind, k in KINDS.items():
-        members = [r for r in rows if r.kernel["kind"] == kind]
+        members = by_kind[kind]
         if not members:
             continue
-        functor = _camel(kind)
+        functor = sch.camel(kind)
         params, args = ("T x", "x") if k["arity"] == 1 else ("T g, T x", "g, x")
         result = k.get("result", "T")
         out.append(f"\nstruct {functor} {{\n  int fn;\n  template <typename T> __device__ {result} operator()({params}) const {{\n"
@@ -171,8 +171,7 @@ def emit_cuda_kernels(rows: list[sch.OpRow]) -> str:
         helper = k.get("cuda_helper", k["helper"])
         out.append(f"template <int kFn>\nvoid {kind}_kernel(OpCall& c) {{ {helper}(c, {functor}{{kFn}}); }}\n")
     out.append("\n}  // namespace\n\n")
-    for kind in KINDS:
-        members = [r for r in rows if r.kernel["kind"] == kind]
+    for kind, members in by_kind.items():
         out += [f"EMBER_REGISTER_KERNEL({r.name}, CUDA, {kind}_kernel<{i}>);\n" for i, r in enumerate(members)]
     out.append("\n}  // namespace ember::cuda\n")
     return "".join(out)

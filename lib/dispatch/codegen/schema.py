@@ -71,6 +71,11 @@ RESERVED_NAMES = {"op", "from", "attrs", "and", "or", "not", "xor", "bool", "int
                   "const", "static", "auto", "signed", "unsigned", "long", "short", "void"}
 
 
+def camel(name: str) -> str:
+    """elu_backward -> EluBackward: the generated C++ type names."""
+    return "".join(p[:1].upper() + p[1:] for p in name.strip("_").split("_"))
+
+
 class SchemaError(ValueError):
     pass
 
