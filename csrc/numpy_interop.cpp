@@ -5,7 +5,7 @@
 #include <pybind11/numpy.h>
 
 #include "dispatch/dispatcher.h"
-#include "cpu/dtype_dispatch.h"
+#include "kernels/dtype_dispatch.h"
 #include "interop.h"
 
 namespace ember::python {
@@ -71,7 +71,7 @@ void warn_not_writable() {
 template <typename T>
 PyObject* to_python(T v) {
   if constexpr (std::is_same_v<T, bool>) return PyBool_FromLong(v);
-  else if constexpr (cpu::is_float_v<T>) return PyFloat_FromDouble(static_cast<double>(static_cast<float>(v)));
+  else if constexpr (is_float_v<T>) return PyFloat_FromDouble(static_cast<double>(static_cast<float>(v)));
   else return PyLong_FromLongLong(static_cast<long long>(v));
 }
 template <> PyObject* to_python<float>(float v) { return PyFloat_FromDouble(v); }

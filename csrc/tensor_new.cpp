@@ -7,7 +7,7 @@
 #include <cmath>
 #include <limits>
 
-#include "cpu/dtype_dispatch.h"
+#include "kernels/dtype_dispatch.h"
 #include "dispatch/dispatcher.h"
 #include "interop.h"
 
@@ -187,8 +187,8 @@ T convert_checked(const Scalar& v) {
     if (bad) overflow(dtype_of<T>::value);
     return static_cast<T>(i);
   } else {
-    if (v.is_float()) return cpu::convert<T>(v.to_double());
-    return cpu::convert<T>(v.to_int());
+    if (v.is_float()) return convert<T>(v.to_double());
+    return convert<T>(v.to_int());
   }
 }
 

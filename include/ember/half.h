@@ -1,5 +1,5 @@
 // float16 and bfloat16 storage types. Arithmetic on them is done in float
-// (see opmath_t in lib/core/element_types.h); these only convert, rounding to
+// (see opmath_t in lib/kernels/element_types.h); these only convert, rounding to
 // nearest-even as IEEE and PyTorch do.
 //
 // Every member is EMBER_HOST_DEVICE: CUDA kernels use the very same types, so a

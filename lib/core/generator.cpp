@@ -6,7 +6,7 @@
 #include <mutex>
 #include <random>
 
-#include "core/philox.h"
+#include "kernels/philox.h"
 #include "ember/cuda.h"
 #include "ember/error.h"
 #include "ember/ops/factories.h"

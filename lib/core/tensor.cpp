@@ -1,7 +1,7 @@
 // Tensor's own methods: each forwards to the free function of the same name.
 #include "ember/tensor.h"
 
-#include "cpu/dtype_dispatch.h"
+#include "kernels/dtype_dispatch.h"
 #include "dispatch/dispatcher.h"
 #include "ember/ops/views.h"
 
@@ -17,7 +17,7 @@ Scalar Tensor::item() const {
   EMBER_DISPATCH_ALL(host.dtype(), "item", [&] {
     scalar_t v = *static_cast<const scalar_t*>(host.data_ptr());
     if constexpr (std::is_same_v<scalar_t, bool>) result = Scalar(v);
-    else if constexpr (cpu::is_float_v<scalar_t>) result = Scalar(static_cast<double>(v));
+    else if constexpr (is_float_v<scalar_t>) result = Scalar(static_cast<double>(v));
     else result = Scalar(static_cast<int64_t>(v));
   });
   return result;

@@ -1,7 +1,7 @@
 // Activation kernels: relu, gelu (erf and tanh forms), silu, softplus, leaky_relu.
 #include <cmath>
 
-#include "core/elementwise_math.h"
+#include "kernels/elementwise_math.h"
 #include "cpu/unary_helpers.h"
 #include "cpu/vec_math.h"
 #include "dispatch/op_ids/elementwise.h"

@@ -1,9 +1,9 @@
 // Kernels of the activations of ops/activation.h and of their backward ops
-// (formulas: core/activation_math.h, shared with CUDA); those without attrs
+// (formulas: kernels/activation_math.h, shared with CUDA); those without attrs
 // (hardsigmoid, hardswish, mish, logsigmoid) are structured, generated from their rows. Forward ops are float-only
 // but hardtanh and threshold, which keep self's dtype; backward ops take grad_output
 // and self of one floating dtype.
-#include "core/activation_math.h"
+#include "kernels/activation_math.h"
 #include "core/scalar_range.h"
 #include "cpu/elementwise.h"
 #include "dispatch/args/elementwise.h"

@@ -3,7 +3,7 @@
 #include <atomic>
 #include <cmath>
 
-#include "core/elementwise_math.h"
+#include "kernels/elementwise_math.h"
 #include "cpu/elementwise.h"
 #include "dispatch/op_ids/elementwise.h"
 

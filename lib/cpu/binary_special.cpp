@@ -1,9 +1,9 @@
 // Binary special-function kernels: hypot, logaddexp, logaddexp2, copysign, fmax,
-// fmin, xlogy, heaviside, gcd, lcm, nextafter (formulas: core/special_math.h,
+// fmin, xlogy, heaviside, gcd, lcm, nextafter (formulas: kernels/special_math.h,
 // shared with cuda/elementwise/special.cu).
 #include <cmath>
 
-#include "core/special_math.h"
+#include "kernels/special_math.h"
 #include "cpu/elementwise.h"
 #include "dispatch/op_ids/elementwise.h"
 

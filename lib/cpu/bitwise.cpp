@@ -1,7 +1,7 @@
 // Bitwise kernels on integer and bool tensors: not, and, or, xor, and the
 // shifts (integers only; PyTorch's results for out-of-range shift amounts).
 #include "cpu/elementwise.h"
-#include "core/int_math.h"
+#include "kernels/int_math.h"
 #include "cpu/unary_helpers.h"
 #include "dispatch/op_ids/elementwise.h"
 

@@ -2,7 +2,7 @@
 #include <cmath>
 #include <limits>
 
-#include "core/elementwise_math.h"
+#include "kernels/elementwise_math.h"
 #include "cpu/unary_helpers.h"
 #include "ember/ops/views.h"
 #include "dispatch/op_ids/elementwise.h"

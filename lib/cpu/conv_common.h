@@ -6,7 +6,7 @@
 #include <omp.h>
 
 #include "cpu/blas.h"
-#include "cpu/dtype_dispatch.h"
+#include "kernels/dtype_dispatch.h"
 #include "cpu/gemm_ref.h"
 #include "cpu/im2col.h"
 #include "dispatch/dispatcher.h"

@@ -1,16 +1,11 @@
 // copy_: dst[i] = convert(src[i]) for any two dtypes, strides and a broadcast src.
-#include "cpu/dtype_dispatch.h"
+#include "kernels/dtype_dispatch.h"
 #include "cpu/half_convert.h"
 #include "cpu/loops.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/core.h"
 
 namespace ember::cpu {
-
-[[noreturn]] void throw_unsupported_dtype(const char* op, DType dtype) {
-  // NotImplementedError, as torch's dtype dispatch ("arange_cpu" not implemented for 'Bool').
-  throw NotImplementedError(::ember::detail::str(op, ": not implemented for '", scalar_type_name(dtype), "'"));
-}
 
 namespace {
 

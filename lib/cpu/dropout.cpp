@@ -3,8 +3,8 @@
 // Random bits come from the default generator's Philox stream: group g of 4
 // consecutive elements (row-major) uses the four words of
 // philox(seed, offset + g), so the result does not depend on threading.
-#include "core/philox.h"
-#include "cpu/dtype_dispatch.h"
+#include "kernels/philox.h"
+#include "kernels/dtype_dispatch.h"
 #include "cpu/parallel.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn.h"

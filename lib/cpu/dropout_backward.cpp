@@ -3,7 +3,7 @@
 // contiguous mask (native_dropout's; the grad is made contiguous) the mask is
 // read as bytes (0 / 1) turned into a factor, which vectorizes; anything else
 // goes through cpu_kernel.
-#include "cpu/dtype_dispatch.h"
+#include "kernels/dtype_dispatch.h"
 #include "cpu/loops.h"
 #include "cpu/nn_common.h"
 #include "dispatch/dispatcher.h"

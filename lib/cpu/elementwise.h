@@ -1,14 +1,14 @@
 // The loops of the elementwise kernels (unary.cpp, binary.cpp, compare.cpp, ...);
 // where their results go and how operands reach the compute dtype is shared
-// with the CUDA kernels: ops/elementwise_setup.h (Note [Elementwise kernels]).
+// with the CUDA kernels: kernels/elementwise_setup.h (Note [Elementwise kernels]).
 #pragma once
 #include <type_traits>
 
-#include "cpu/dtype_dispatch.h"
+#include "kernels/dtype_dispatch.h"
 #include "cpu/loops.h"
 #include "dispatch/dispatcher.h"
 #include "ember/ops/views.h"
-#include "ops/elementwise_setup.h"
+#include "kernels/elementwise_setup.h"
 
 namespace ember::cpu {
 
@@ -22,17 +22,6 @@ namespace ember::cpu {
 #else
 #define EMBER_TARGET_CLONES
 #endif
-
-// The shared setup (ops/elementwise_setup.h), also by its former cpu:: names.
-using ::ember::BinaryOperands;
-using ::ember::BinarySetup;
-using ::ember::ElementwiseOutput;
-using ::ember::is_scalar_operand;
-using ::ember::prepare_binary;
-using ::ember::prepare_operand;
-using ::ember::prepare_output;
-using ::ember::scalar_value;
-using ::ember::setup_binary;
 
 // ---- loops ---------------------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 // Kernels that write a pattern into an existing tensor: fill_, arange, linspace, eye.
 #include <cmath>
 
-#include "cpu/dtype_dispatch.h"
+#include "kernels/dtype_dispatch.h"
 #include "cpu/loops.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/core.h"

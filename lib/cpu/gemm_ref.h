@@ -7,7 +7,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "cpu/dtype_dispatch.h"
+#include "kernels/dtype_dispatch.h"
 #include "cpu/parallel.h"
 
 namespace ember::cpu {

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <string>
 
-#include "cpu/dtype_dispatch.h"
+#include "kernels/dtype_dispatch.h"
 #include "cpu/index_loops.h"
 #include "ember/ops/factories.h"
 #include "dispatch/op_ids/shape_index.h"

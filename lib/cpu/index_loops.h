@@ -1,7 +1,7 @@
-// Loops shared by the shape and indexing kernels (lib/cpu/shape.cpp, index*.cpp,
-// sort.cpp): restrided views built without dispatching, copies through the copy_
-// kernel, type switches on the element size for ops that only move elements, and
-// parallel loops over the positions of a shape in runs (Note [Runs]).
+// Loops shared by the CPU's shape and indexing kernels (lib/cpu/shape.cpp,
+// index*.cpp, sort.cpp): parallel loops over the positions of a shape in runs
+// (Note [Runs]), and the restrided views, copies (kernels/restride.h) and
+// element-size switches (kernels/dtype_dispatch.h) they are used with.
 #pragma once
 #include <array>
 #include <atomic>
@@ -9,40 +9,11 @@
 #include <vector>
 
 #include "cpu/parallel.h"
-#include "dispatch/dispatcher.h"
-#include "dispatch/op_ids/core.h"
 #include "ember/tensor.h"
+#include "kernels/dtype_dispatch.h"
+#include "kernels/restride.h"
 
 namespace ember::cpu {
-
-// A tensor over t's storage with the given geometry (strides in elements, may be
-// negative or 0). Kernel-internal: users never see these views.
-inline Tensor restride(const Tensor& t, DimVector sizes, DimVector strides, int64_t offset) {
-  return Tensor(make_intrusive<TensorImpl>(t.impl()->storage(), offset, std::move(sizes),
-                                           std::move(strides), t.dtype()));
-}
-
-// dst <- src (cast, broadcast) by the copy_ kernel of dst's device, below the
-// tracer and autograd layers: a kernel's internal copy is not an op of its own.
-inline void copy_into(const Tensor& dst, const Tensor& src) {
-  if (dst.numel() == 0) return;
-  OpCall call(opid::copy_, {dst, src}, {Attr(false)});
-  call.outputs.push_back(dst);
-  call.device = dst.device();
-  dispatch_backend(call);
-}
-
-// f(T{}) with T an unsigned type of the given byte size: for kernels that only
-// move elements, one instantiation serves every dtype of that size.
-template <typename F>
-void with_element_size(int64_t size, const F& f) {
-  switch (size) {
-    case 1: f(uint8_t{}); break;
-    case 2: f(uint16_t{}); break;
-    case 4: f(uint32_t{}); break;
-    default: f(uint64_t{}); break;
-  }
-}
 
 // Records the first bad index seen inside a parallel loop (kernels may not throw
 // there, Note in parallel.h); the kernel throws after the loop.

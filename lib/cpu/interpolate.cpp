@@ -5,8 +5,8 @@
 // outputs match it bit for bit up to the summation order.
 #include <cmath>
 
-#include "cpu/dtype_dispatch.h"
-#include "cpu/interpolate_index.h"
+#include "kernels/dtype_dispatch.h"
+#include "kernels/interpolate_index.h"
 #include "cpu/parallel.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn.h"

@@ -2,8 +2,8 @@
 // the forward's own index tables (interpolate_index.h) read backwards, each
 // output position adding its gradient (times its weight, for linear) into
 // the input positions it read. Planes n * C + c are independent.
-#include "cpu/dtype_dispatch.h"
-#include "cpu/interpolate_index.h"
+#include "kernels/dtype_dispatch.h"
+#include "kernels/interpolate_index.h"
 #include "cpu/separable_scatter.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn_backward.h"

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "cpu/dtype_dispatch.h"
+#include "kernels/dtype_dispatch.h"
 #include "cpu/vec_math.h"
 
 namespace ember::cpu {

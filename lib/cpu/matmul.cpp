@@ -9,8 +9,8 @@
 #include <algorithm>
 
 #include "cpu/blas.h"
-#include "cpu/blas_layout.h"
-#include "cpu/dtype_dispatch.h"
+#include "kernels/blas_layout.h"
+#include "kernels/dtype_dispatch.h"
 #include "cpu/gemm_ref.h"
 #include "cpu/parallel.h"
 #include "dispatch/dispatcher.h"

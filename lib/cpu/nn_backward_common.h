@@ -5,18 +5,9 @@
 #pragma once
 #include "cpu/nn_common.h"
 #include "dispatch/op_call.h"
+#include "kernels/grad_flags.h"
 
 namespace ember::cpu {
-
-// Which of (grad_input, grad_weight, grad_bias) to compute: a `mask` attr.
-struct GradFlags {
-  bool input, weight, bias;
-};
-
-inline GradFlags grad_flags(const Attr& a) {
-  const DimVector& m = a.to_ints();
-  return {m[0] != 0, m[1] != 0, m[2] != 0};
-}
 
 // How many parts to split n items into: one per thread at most, each at least
 // `grain` items.

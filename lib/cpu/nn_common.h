@@ -6,10 +6,11 @@
 
 #include <vector>
 
-#include "cpu/dtype_dispatch.h"
+#include "kernels/dtype_dispatch.h"
 #include "cpu/parallel.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/views.h"
+#include "kernels/norm_shape.h"
 
 // EMBER_CLONES: the build targets baseline x86-64 (SSE2), so the hot loops of
 // the nn kernels are also compiled for AVX2 and AVX-512 and the best version
@@ -23,27 +24,6 @@
 #endif
 
 namespace ember::cpu {
-
-// layer_norm's view of x: `rows` rows of the `n` values of the last
-// `normalized_dims` dims, and the statistics' shape (the batch dims, then ones).
-struct LayerNormShape {
-  int64_t rows = 1, n = 1;
-  DimVector stat_shape;
-};
-inline LayerNormShape layer_norm_shape(const Tensor& x, size_t normalized_dims) {
-  LayerNormShape s;
-  const int64_t axis = x.dim() - static_cast<int64_t>(normalized_dims);
-  for (int64_t d = 0; d < x.dim(); ++d) {
-    if (d < axis) {
-      s.rows *= x.size(d);
-      s.stat_shape.push_back(x.size(d));
-    } else {
-      s.n *= x.size(d);
-      s.stat_shape.push_back(1);
-    }
-  }
-  return s;
-}
 
 // The values of a (small) floating tensor of any dtype, flattened in row-major
 // order and converted to Acc; `n` copies of `fill` when t is undefined (None).

@@ -8,10 +8,10 @@
 #include <cmath>
 #include <type_traits>
 
-#include "core/optim_math.h"
-#include "cpu/dtype_dispatch.h"
-#include "cpu/lerp.h"
-#include "cpu/optim_operands.h"
+#include "kernels/optim_math.h"
+#include "kernels/dtype_dispatch.h"
+#include "kernels/lerp.h"
+#include "kernels/optim_operands.h"
 #include "cpu/parallel.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/optim.h"

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "cpu/dtype_dispatch.h"
-#include "cpu/pad_index.h"
+#include "kernels/dtype_dispatch.h"
+#include "kernels/pad_index.h"
 #include "cpu/parallel.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn.h"
@@ -84,7 +84,7 @@ void pad_kernel(OpCall& c) {
     const int64_t left = i < k ? pad[2 * i] : 0, right = i < k ? pad[2 * i + 1] : 0;
     out_sizes[d] = x.size(d) + left + right;
     maps[d].resize(static_cast<size_t>(out_sizes[d]));
-    for (int64_t o = 0; o < out_sizes[d]; ++o) maps[d][o] = source_index(o, x.size(d), left, right, mode);
+    for (int64_t o = 0; o < out_sizes[d]; ++o) maps[d][o] = pad_source(o, x.size(d), left, right, mode);
   }
   Tensor out = empty(out_sizes, TensorOptions(x.dtype()));
   c.outputs.push_back(out);

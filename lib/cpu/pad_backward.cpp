@@ -1,8 +1,8 @@
 // Backward of pad (reflect, replicate, circular; constant is a pad of the
 // gradient, lib/ops): every output position adds its gradient into the input
 // position it copied (pad_index.h), dims not padded being planes.
-#include "cpu/dtype_dispatch.h"
-#include "cpu/pad_index.h"
+#include "kernels/dtype_dispatch.h"
+#include "kernels/pad_index.h"
 #include "cpu/separable_scatter.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn_backward.h"
@@ -30,7 +30,7 @@ void pad_backward_kernel(OpCall& c) {
       a.in = in_sizes[d];
       a.out = g.size(d);
       for (int64_t o = 0; o < a.out; ++o) {
-        const int64_t j = source_index(o, a.in, pad[2 * i], pad[2 * i + 1], mode);
+        const int64_t j = pad_source(o, a.in, pad[2 * i], pad[2 * i + 1], mode);
         if (j >= 0) a.add(o, j, acc_t(1));
       }
       axes.push_back(std::move(a));

@@ -9,7 +9,7 @@
 #include <limits>
 #include <vector>
 
-#include "cpu/dtype_dispatch.h"
+#include "kernels/dtype_dispatch.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/linalg.h"
 #include "ember/ops/factories.h"

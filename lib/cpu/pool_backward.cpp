@@ -5,7 +5,7 @@
 // float16/bfloat16 accumulate in float and round once at the end.
 #include <atomic>
 
-#include "cpu/dtype_dispatch.h"
+#include "kernels/dtype_dispatch.h"
 #include "cpu/pool_common.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn_backward.h"

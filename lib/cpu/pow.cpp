@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "cpu/elementwise.h"
-#include "core/int_math.h"
+#include "kernels/int_math.h"
 #include "dispatch/op_ids/elementwise.h"
 
 namespace ember::cpu {

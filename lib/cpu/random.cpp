@@ -1,8 +1,8 @@
 // Random kernels. Element i of the (logical, row-major) tensor draws from
 // philox(seed, counter = offset + i), so results do not depend on threading. The
 // op function reserved (seed, offset) from the generator (lib/ops/random_call.h).
-#include "core/philox.h"
-#include "cpu/dtype_dispatch.h"
+#include "kernels/philox.h"
+#include "kernels/dtype_dispatch.h"
 #include "cpu/parallel.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/core.h"

@@ -10,7 +10,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "cpu/dtype_dispatch.h"
+#include "kernels/dtype_dispatch.h"
 #include "cpu/vec_math.h"
 
 // The build targets plain x86-64 (SSE2). Compute-bound loops (those with an

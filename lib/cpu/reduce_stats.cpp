@@ -4,42 +4,37 @@
 
 #include "cpu/reduce_loops.h"
 #include "cpu/reduce_ops.h"
-#include "cpu/reduce_outputs.h"
+#include "kernels/reduce_meta.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/reduce.h"
-#include "ops/reduce_args.h"
+#include "dispatch/args/reduce.h"
 
 namespace ember::cpu {
 namespace {
 
-using reduce::reduced_shape;
-
 // var / std (take_sqrt), optionally with the mean as a second output.
-void moments_kernel(OpCall& c, bool take_sqrt, bool with_mean, const char* name) {
-  const Tensor& self = c.in(0);
-  const DimVector& dims = c.attr(0).to_ints();
-  const double correction = c.attr(1).to_double();
-  DimVector shape = reduced_shape(self.sizes(), dims, c.attr(2).to_bool());
-  Tensor var = output_for(c, 0, shape, self.dtype());
-  Tensor mean = with_mean ? output_for(c, 1, shape, self.dtype()) : Tensor();
-  EMBER_DISPATCH_FLOATING(self.dtype(), name, [&] {
-    scalar_t* pv = static_cast<scalar_t*>(var.data_ptr());
-    scalar_t* pm = with_mean ? static_cast<scalar_t*>(mean.data_ptr()) : nullptr;
-    reduce_strided(self, dims, WelfordOps<scalar_t>{}, [&](int64_t o, const WelfordAcc& a) {
+template <class Args>
+void moments_kernel(OpCall& c, bool take_sqrt, const char* name) {
+  const ReduceMeta m = reduce_meta(c);
+  const double correction = Args::from(c).correction;
+  const bool with_mean = m.outputs.size() == 2;
+  EMBER_DISPATCH_FLOATING(m.x.dtype(), name, [&] {
+    scalar_t* pv = static_cast<scalar_t*>(m.outputs[0].data_ptr());
+    scalar_t* pm = with_mean ? static_cast<scalar_t*>(m.outputs[1].data_ptr()) : nullptr;
+    reduce_strided(m.x, m.dims, WelfordOps<scalar_t>{}, [&](int64_t o, const WelfordAcc& a) {
       // PyTorch divides by max(0, n - correction): inf or nan when that is 0.
       double v = a.m2 / std::max(0.0, a.n - correction);
       pv[o] = convert<scalar_t>(take_sqrt ? std::sqrt(v) : v);
       if (pm) pm[o] = convert<scalar_t>(a.n == 0 ? std::nan("") : a.mean);
     });
   });
-  finish_output(c, 0, var);
-  if (with_mean) finish_output(c, 1, mean);
+  m.finish(c);
 }
 
-void var_kernel(OpCall& c) { moments_kernel(c, false, false, "var"); }
-void std_kernel(OpCall& c) { moments_kernel(c, true, false, "std"); }
-void var_mean_kernel(OpCall& c) { moments_kernel(c, false, true, "var_mean"); }
-void std_mean_kernel(OpCall& c) { moments_kernel(c, true, true, "std_mean"); }
+void var_kernel(OpCall& c) { moments_kernel<VarArgs>(c, false, "var"); }
+void std_kernel(OpCall& c) { moments_kernel<StdArgs>(c, true, "std"); }
+void var_mean_kernel(OpCall& c) { moments_kernel<VarMeanArgs>(c, false, "var_mean"); }
+void std_mean_kernel(OpCall& c) { moments_kernel<StdMeanArgs>(c, true, "std_mean"); }
 
 template <typename T, typename Ops, typename Project>
 void norm_into(const Tensor& x, const DimVector& dims, const Tensor& out, const Ops& ops,
@@ -51,13 +46,11 @@ void norm_into(const Tensor& x, const DimVector& dims, const Tensor& out, const 
 }
 
 void norm_kernel(OpCall& c) {
-  const Tensor& self = c.in(0);
-  const double p = c.attr(0).to_double();
-  const DimVector& dims = c.attr(1).to_ints();
-  DType out_dtype = c.attr(3).to_dtype();
-  Tensor out = output_for(c, 0, reduced_shape(self.sizes(), dims, c.attr(2).to_bool()), out_dtype);
-  Tensor x = self.dtype() == out_dtype ? self : self.to(out_dtype);
-  EMBER_DISPATCH_FLOATING(out_dtype, "norm", [&] {
+  const ReduceMeta m = reduce_meta(c);
+  const double p = NormArgs::from(c).p;
+  const Tensor &x = m.x, &out = m.outputs[0];
+  const DimVector& dims = m.dims;
+  EMBER_DISPATCH_FLOATING(x.dtype(), "norm", [&] {
     using A = opmath_t<scalar_t>;
     using T = scalar_t;
     if (p == 2) {
@@ -76,21 +69,19 @@ void norm_kernel(OpCall& c) {
                    [inv](A a) { return std::pow(a, inv); });
     }
   });
-  finish_output(c, 0, out);
+  m.finish(c);
 }
 
 void logsumexp_kernel(OpCall& c) {
-  const Tensor& self = c.in(0);
-  const DimVector& dims = c.attr(0).to_ints();
-  Tensor out = output_for(c, 0, reduced_shape(self.sizes(), dims, c.attr(1).to_bool()), self.dtype());
-  EMBER_DISPATCH_FLOATING(self.dtype(), "logsumexp", [&] {
+  const ReduceMeta m = reduce_meta(c);
+  EMBER_DISPATCH_FLOATING(m.x.dtype(), "logsumexp", [&] {
     using Ops = LogSumExpOps<scalar_t>;
-    scalar_t* po = static_cast<scalar_t*>(out.data_ptr());
-    reduce_strided(self, dims, Ops{}, [&](int64_t o, const typename Ops::acc_t& a) {
+    scalar_t* po = static_cast<scalar_t*>(m.outputs[0].data_ptr());
+    reduce_strided(m.x, m.dims, Ops{}, [&](int64_t o, const typename Ops::acc_t& a) {
       po[o] = convert<scalar_t>(Ops::finish(a));
     });
   });
-  finish_output(c, 0, out);
+  m.finish(c);
 }
 
 EMBER_REGISTER_KERNEL(var, CPU, var_kernel);

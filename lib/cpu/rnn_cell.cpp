@@ -1,9 +1,9 @@
 // lstm_cell_fused, gru_cell_fused and their backward on the CPU (lib/ops/rnn_fused.cpp):
-// one pass over the [B, H] cells, with the formulas of lib/core/rnn_cell_math.h. Operands arrive
+// one pass over the [B, H] cells, with the formulas of lib/kernels/rnn_cell_math.h. Operands arrive
 // contiguous. float32 uses the vectorizable sigmoid and tanh (cpu/vec_math.h), the
 // other dtypes compute in opmath with the standard ones.
-#include "core/rnn_cell_math.h"
-#include "cpu/dtype_dispatch.h"
+#include "kernels/rnn_cell_math.h"
+#include "kernels/dtype_dispatch.h"
 #include "cpu/nn_common.h"
 #include "cpu/parallel.h"
 #include "cpu/vec_math.h"

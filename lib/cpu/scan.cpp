@@ -4,10 +4,10 @@
 // each row is scanned on its own; otherwise whole rows of `inner` elements are
 // accumulated at once, which vectorizes and reads memory in order. Floats
 // accumulate in double (float16/bfloat16 in float), as PyTorch does on CPU.
-#include "cpu/dtype_dispatch.h"
+#include "kernels/dtype_dispatch.h"
 #include "cpu/reduce_math.h"
 #include "cpu/parallel.h"
-#include "cpu/reduce_outputs.h"
+#include "kernels/reduce_meta.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/reduce.h"
 
@@ -61,13 +61,10 @@ void scan_lines(const In* x, T* out, int64_t outer, int64_t D, int64_t inner, co
 template <bool Sum>
 void scan_kernel(OpCall& c) {
   const char* name = Sum ? "cumsum" : "cumprod";
-  const Tensor& self = c.in(0);
-  const int64_t dim = c.attr(0).to_int();
-  const DType out_dtype = c.attr(1).to_dtype();
-  Tensor out = output_for(c, 0, self.sizes(), out_dtype);
-  // Integers and bool read directly into an int64 result; other pairs are cast first.
-  bool direct = self.dtype() == out_dtype || (out_dtype == kInt64 && is_integral(self.dtype(), true));
-  Tensor x = (direct ? self : self.to(out_dtype)).contiguous();
+  const ReduceMeta m = reduce_meta(c);  // x: contiguous, cast first (integers: read into int64)
+  const Tensor &self = c.in(0), &x = m.x, &out = m.outputs[0];
+  const int64_t dim = m.dims[0];
+  const DType out_dtype = out.dtype();
   int64_t outer = 1, D = 1, inner = 1;
   for (int64_t d = 0; d < self.dim(); ++d)
     (d < dim ? outer : d == dim ? D : inner) *= self.sizes()[d];
@@ -87,7 +84,7 @@ void scan_kernel(OpCall& c) {
       }
     });
   }
-  finish_output(c, 0, out);
+  m.finish(c);
 }
 
 EMBER_REGISTER_KERNEL(cumsum, CPU, scan_kernel<true>);

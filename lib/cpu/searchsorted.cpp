@@ -1,8 +1,8 @@
-// searchsorted on the CPU: one binary search per value (lib/core/binary_search.h), in
+// searchsorted on the CPU: one binary search per value (lib/kernels/binary_search.h), in
 // parallel over the values. A 1-d sequence serves every value; otherwise value i
 // searches row i / N of the sequence (N: the values' last size).
-#include "core/binary_search.h"
-#include "cpu/dtype_dispatch.h"
+#include "kernels/binary_search.h"
+#include "kernels/dtype_dispatch.h"
 #include "cpu/parallel.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/shape_index.h"

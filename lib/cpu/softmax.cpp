@@ -10,7 +10,7 @@
 //                columns of a tile.
 #include "cpu/reduce_loops.h"
 #include "cpu/reduce_ops.h"
-#include "cpu/reduce_outputs.h"
+#include "kernels/reduce_meta.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/reduce.h"
 

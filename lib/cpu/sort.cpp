@@ -7,34 +7,14 @@
 #include <cmath>
 #include <numeric>
 
-#include "core/sort_key.h"
-#include "cpu/dtype_dispatch.h"
+#include "kernels/sort_key.h"
+#include "kernels/dtype_dispatch.h"
 #include "cpu/index_loops.h"
-#include "cpu/sort_outputs.h"
+#include "kernels/sort_outputs.h"
 #include "ember/ops/factories.h"
 #include "dispatch/op_ids/shape_index.h"
 
 namespace ember::cpu {
-
-namespace {
-// A 0-dim self is sorted as a 1-element 1-d tensor.
-Tensor as_1d(const Tensor& t) { return t.dim() ? t : restride(t, {1}, {1}, t.storage_offset()); }
-}  // namespace
-
-void sort_or_topk(OpCall& c, bool topk, SortSlicesFn slices) {
-  const Tensor& self = c.in(0);
-  const int64_t dim = self.dim() ? c.attr(topk ? 1 : 0).to_int() : 0;
-  const bool descending = c.attr(topk ? 2 : 1).to_bool();  // topk: largest
-  const int64_t keep = topk ? c.attr(0).to_int() : as_1d(self).sizes()[dim];
-  DimVector sizes = self.sizes();
-  if (self.dim()) sizes[dim] = keep;
-  TensorOptions opts = TensorOptions(self.dtype()).device(self.device());
-  Tensor values = empty(sizes, opts);
-  Tensor indices = empty(sizes, opts.dtype(kInt64));
-  if (values.numel()) slices(as_1d(values), as_1d(indices), as_1d(self), dim, keep, descending);
-  c.outputs.push_back(values);
-  c.outputs.push_back(indices);
-}
 
 namespace {
 
@@ -45,7 +25,7 @@ inline bool nan_last_less(K a, K b) {
   else return a < b;
 }
 
-// Note [Sort keys] (core/sort_key.h): each element becomes an unsigned key in
+// Note [Sort keys] (kernels/sort_key.h): each element becomes an unsigned key in
 // Note [NaN order]; ties break by index, so every sort is stable.
 template <typename T>
 using key_t = sort_key_t<T>;

@@ -2,7 +2,7 @@
 #include <cmath>
 
 #include "cpu/elementwise.h"
-#include "cpu/lerp.h"
+#include "kernels/lerp.h"
 #include "ember/ops/views.h"
 #include "dispatch/op_ids/elementwise.h"
 

@@ -1,10 +1,10 @@
 // Unary math kernels: neg ... round (Note [Elementwise kernels] in
-// ops/elementwise_setup.h). The predicates isnan, isinf, isfinite, logical_not are
+// kernels/elementwise_setup.h). The predicates isnan, isinf, isfinite, logical_not are
 // structured (generated from their rows).
 #include <cmath>
 #include <limits>
 
-#include "core/elementwise_math.h"
+#include "kernels/elementwise_math.h"
 #include "cpu/elementwise.h"
 #include "cpu/unary_helpers.h"
 #include "cpu/vec_math.h"
@@ -86,7 +86,7 @@ void floor_kernel(OpCall& c) { rounding_unary(c, [](auto x) { return std::floor(
 void ceil_kernel(OpCall& c) { rounding_unary(c, [](auto x) { return std::ceil(x); }); }
 void trunc_kernel(OpCall& c) { rounding_unary(c, [](auto x) { return std::trunc(x); }); }
 
-// Half to even; with decimals, PyTorch's formula in opmath (core/elementwise_math.h).
+// Half to even; with decimals, PyTorch's formula in opmath (kernels/elementwise_math.h).
 void round_kernel(OpCall& c) {
   int64_t decimals = c.attr(0).to_int();
   if (decimals == 0) return rounding_unary(c, [](auto x) { return round_half_even(x); });

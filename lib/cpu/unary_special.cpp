@@ -1,9 +1,9 @@
 // Unary special-function kernels of the rows that are not structured: polygamma (an
-// attr), i1, frac (formulas: core/special_math.h, shared with
+// attr), i1, frac (formulas: kernels/special_math.h, shared with
 // cuda/elementwise/special.cu). acos ... i0 and signbit are generated from their rows.
 #include <cmath>
 
-#include "core/special_math.h"
+#include "kernels/special_math.h"
 #include "cpu/elementwise.h"
 #include "cpu/unary_helpers.h"
 #include "dispatch/op_ids/elementwise.h"

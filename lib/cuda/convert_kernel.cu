@@ -1,5 +1,5 @@
 // The strided converting copy (strided_kernels.h): dst[i] = convert(src[i]) between
-// any two dtypes, with the CPU's conversion rules (lib/cpu/dtype_dispatch.h: to bool
+// any two dtypes, with the CPU's conversion rules (lib/kernels/dtype_dispatch.h: to bool
 // is != 0; float16 and bfloat16 convert through float, rounding to nearest even).
 // One kernel per source dtype; the destination dtype is a switch inside it (the
 // same branch for every thread), which keeps nvcc's work to ten kernels.

@@ -2,7 +2,7 @@
 // bytes are written into every element by the strided fill kernel.
 #include <cstring>
 
-#include "cpu/dtype_dispatch.h"
+#include "kernels/dtype_dispatch.h"
 #include "cuda/strided_ops.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/core.h"

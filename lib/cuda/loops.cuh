@@ -24,8 +24,8 @@
 #include <cstring>
 #include <utility>
 
-#include "core/element_types.h"
-#include "cpu/dtype_dispatch.h"
+#include "kernels/element_types.h"
+#include "kernels/dtype_dispatch.h"
 #include "cuda/launch.h"
 #include "cuda/offset_calculator.h"
 

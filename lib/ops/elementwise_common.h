@@ -7,7 +7,7 @@
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/views.h"
-#include "ops/elementwise_setup.h"  // float_dtype, shared with the kernels
+#include "kernels/elementwise_setup.h"  // float_dtype, shared with the kernels
 
 namespace ember::elementwise_detail {
 

@@ -3,7 +3,7 @@
 #pragma once
 #include <cstdint>
 
-#include "core/pool_window.h"  // adaptive_start, adaptive_end
+#include "kernels/pool_window.h"  // adaptive_start, adaptive_end
 
 namespace ember {
 

@@ -1,6 +1,6 @@
 // The fused pointwise parts of an LSTM and a GRU step and their backward: argument
 // checks, then one dispatched op each (kernels: lib/cpu/rnn_cell.cpp,
-// lib/cuda/nn/rnn_cell.cu; the per-element formulas: lib/core/rnn_cell_math.h). The
+// lib/cuda/nn/rnn_cell.cu; the per-element formulas: lib/kernels/rnn_cell_math.h). The
 // recurrent layers (rnn.cpp) run on them, so a step costs its matmul and one pass
 // instead of about ten ops.
 #include "dispatch/dispatcher.h"

@@ -1,5 +1,5 @@
 // searchsorted and bucketize (argument checks, then the searchsorted op: one binary
-// search per value, lib/core/binary_search.h), histc and bincount (composites).
+// search per value, lib/kernels/binary_search.h), histc and bincount (composites).
 #include <cmath>
 
 #include "dispatch/dispatcher.h"

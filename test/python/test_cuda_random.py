@@ -1,6 +1,6 @@
 """Random ops and factories on CUDA (lib/cuda/random/, lib/cuda/factory/): the same
 seed gives the same numbers on CUDA as on the CPU (element i draws Philox counter
-offset + i on both, core/philox.h): bit for bit, except normal_ (log/cos on the
+offset + i on both, kernels/philox.h): bit for bit, except normal_ (log/cos on the
 device may differ from the host's libm in the last place). Plus distribution
 sanity checks, non-contiguous outputs and the factories arange, linspace, eye.
 Skipped without a GPU."""

@@ -413,7 +413,7 @@ def test_cells_match_torch(kind):
     np.testing.assert_allclose(to_numpy(e_h), t_h.detach().numpy(), rtol=1e-5, atol=1e-6)
 
 
-# ---- the fused LSTM step (lstm_cell_fused, lib/core/rnn_cell_math.h) -------------------------------
+# ---- the fused LSTM step (lstm_cell_fused, lib/kernels/rnn_cell_math.h) -------------------------------
 
 @pytest.mark.parametrize("which", [0, 1])
 def test_lstm_cell_gradient_of_one_output_only(which):

@@ -34,11 +34,11 @@ std::string describe_product(const char* op, const Tensor& a, const Tensor& b) {
 }
 
 Operand operand(const Tensor& x, bool c_trans) {
-  cpu::BlasLayout l = cpu::matrix_layout(x);
+  BlasLayout l = matrix_layout(x);
   Tensor t = x;
   if (!l.ok) {
     t = x.contiguous();
-    l = cpu::matrix_layout(t);
+    l = matrix_layout(t);
   }
   return {t, l.trans != c_trans ? CUBLAS_OP_T : CUBLAS_OP_N, l.ld};
 }
@@ -65,14 +65,14 @@ char op_char(cublasOperation_t op) { return op == CUBLAS_OP_N ? 'N' : 'T'; }
 
 // c (3-d, on the device) with distinct matrices that cuBLAS can write as they lie.
 bool writable_in_place(const Tensor& c) {
-  return cpu::matrix_layout(c).ok && (c.size(0) <= 1 || c.stride(0) != 0);
+  return matrix_layout(c).ok && (c.size(0) <= 1 || c.stride(0) != 0);
 }
 
 // The product into c, which writable_in_place(c) accepts; m, n, k >= 1.
 void gemm_into(const Tensor& a_in, const Tensor& b_in, const Tensor& c, const Scalar& alpha,
                const Scalar& beta, const char* op) {
   int64_t batch = c.size(0), m = c.size(1), n = c.size(2), k = a_in.size(2);
-  cpu::BlasLayout lc = cpu::matrix_layout(c);
+  BlasLayout lc = matrix_layout(c);
   Operand a = operand(a_in, lc.trans), b = operand(b_in, lc.trans);
   // Row-major C: C^T = B^T A^T (first operand b, sizes n x m). Column-major C: C = A B.
   const Operand& first = lc.trans ? a : b;

@@ -6,13 +6,13 @@
 // row-major C is computed as C^T = B^T @ A^T (operands swapped, m and n swapped),
 // and with a column-major C (a transposed output) as C = A @ B directly; each
 // operand is passed as it lies, with op N or T and its leading dimension
-// (cpu/blas_layout.h), and copied only when no (op, ld) describes it.
+// (kernels/blas_layout.h), and copied only when no (op, ld) describes it.
 #pragma once
 #include <cublas_v2.h>
 
 #include <string>
 
-#include "cpu/blas_layout.h"
+#include "kernels/blas_layout.h"
 #include "ember/scalar.h"
 #include "ember/tensor.h"
 

@@ -58,7 +58,7 @@ bool gemm_bias_lt(const Tensor& a_in, const Tensor& b_in, const Tensor& bias, co
   if (bias.dim() != 1 || bias.size(0) != n || bias.stride(0) != 1 || bias.dtype() != dtype ||
       bias.device() != c.device())
     return false;
-  cpu::BlasLayout lc = cpu::blas_layout(m, n, c.stride(0), c.stride(1));
+  BlasLayout lc = blas_layout(m, n, c.stride(0), c.stride(1));
   if (!lc.ok || lc.trans) return false;  // the bias runs along the rows of C^T (n x m)
   // Note [Row-major on cuBLAS]: D^T [n, m] = op(B^T) [n, k] @ op(A^T) [k, m] + bias[n].
   Operand a = operand(a_in.unsqueeze(0), false), b = operand(b_in.unsqueeze(0), false);

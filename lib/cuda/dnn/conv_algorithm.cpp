@@ -16,7 +16,6 @@
 #include <vector>
 
 #include "ember/cuda.h"  // cudnn_allow_tf32, cudnn_benchmark
-#include "ember/cuda.h"
 #include "ember/error.h"
 #include "ember/ops/factories.h"
 

@@ -1,6 +1,6 @@
 // The bias of conv2d and conv_transpose2d, added after cuDNN's convolution
 // (conv_bias.h). One thread per element, grid-stride, int64 indices.
-#include "cpu/dtype_dispatch.h"
+#include "kernels/dtype_dispatch.h"
 #include "cuda/dnn/conv_bias.h"
 #include "cuda/launch.h"
 

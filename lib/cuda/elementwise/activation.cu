@@ -1,7 +1,7 @@
 // Activation kernels on CUDA: relu, gelu (erf and tanh forms), silu, softplus,
 // leaky_relu, and relu's backward threshold_backward (cpu/activation.cpp,
-// cpu/binary.cpp; formulas: core/elementwise_math.h).
-#include "core/elementwise_math.h"
+// cpu/binary.cpp; formulas: kernels/elementwise_math.h).
+#include "kernels/elementwise_math.h"
 #include "cuda/elementwise/helpers.cuh"
 #include "dispatch/op_ids/elementwise.h"
 

@@ -1,8 +1,8 @@
 // CUDA kernels of the activations of ops/activation.h and of their backward ops,
-// twins of cpu/activation_extra.cpp (formulas: core/activation_math.h). Parameters
+// twins of cpu/activation_extra.cpp (formulas: kernels/activation_math.h). Parameters
 // travel as doubles and are converted to the opmath type per element, as on the CPU.
 // hardsigmoid, hardswish, mish, logsigmoid are structured, generated from their rows.
-#include "core/activation_math.h"
+#include "kernels/activation_math.h"
 #include "core/scalar_range.h"
 #include "cuda/elementwise/helpers.cuh"
 #include "dispatch/args/elementwise.h"

@@ -3,8 +3,8 @@
 // Division and the remainders: division.cu.
 #include <cmath>
 
-#include "core/elementwise_math.h"
-#include "core/int_math.h"
+#include "kernels/elementwise_math.h"
+#include "kernels/int_math.h"
 #include "cuda/elementwise/helpers.cuh"
 #include "dispatch/op_ids/elementwise.h"
 

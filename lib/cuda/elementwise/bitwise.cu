@@ -1,7 +1,7 @@
 // Bitwise kernels on CUDA: not, and, or, xor on integer and bool tensors, and the
-// shifts on integers (PyTorch's results for out-of-range shift amounts, core/int_math.h)
+// shifts on integers (PyTorch's results for out-of-range shift amounts, kernels/int_math.h)
 // (cpu/bitwise.cpp).
-#include "core/int_math.h"
+#include "kernels/int_math.h"
 #include "cuda/elementwise/helpers.cuh"
 #include "dispatch/op_ids/elementwise.h"
 

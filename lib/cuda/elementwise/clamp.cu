@@ -1,8 +1,8 @@
 // Kernels that bound values on CUDA: clamp (number or tensor bounds) and
-// nan_to_num (cpu/clamp.cpp; formulas: core/elementwise_math.h).
+// nan_to_num (cpu/clamp.cpp; formulas: kernels/elementwise_math.h).
 #include <optional>
 
-#include "core/elementwise_math.h"
+#include "kernels/elementwise_math.h"
 #include "cuda/elementwise/helpers.cuh"
 #include "dispatch/op_ids/elementwise.h"
 

@@ -5,8 +5,8 @@
 // synchronization; the element it hit is written as 0.
 #include <cmath>
 
-#include "core/elementwise_math.h"
-#include "core/int_math.h"
+#include "kernels/elementwise_math.h"
+#include "kernels/int_math.h"
 #include "cuda/device_error.h"
 #include "cuda/elementwise/helpers.cuh"
 #include "dispatch/op_ids/elementwise.h"

@@ -1,6 +1,6 @@
 // The shapes of elementwise kernel on CUDA, twins of cpu/unary_helpers.h: float-only
 // unary ops, ops that keep the input's dtype, predicates, and binary ops. The
-// output and operand rules are the CPU's (ops/elementwise_setup.h, Note
+// output and operand rules are the CPU's (kernels/elementwise_setup.h, Note
 // [Elementwise kernels]); the loop is gpu_kernel (cuda/loops.cuh).
 //
 // An op is a functor whose __device__ operator() takes opmath values (float for
@@ -11,7 +11,7 @@
 #include "cuda/loops.cuh"
 #include "dispatch/dispatcher.h"
 #include "ember/ops/views.h"
-#include "ops/elementwise_setup.h"
+#include "kernels/elementwise_setup.h"
 
 namespace ember::cuda {
 
@@ -28,7 +28,7 @@ void dispatch(DType dt, const char* op, const Body& body) {
   else if constexpr (kSet == DTypes::Integral) EMBER_DISPATCH_INTEGRAL(dt, op, [&] { body(scalar_t{}); })
   else switch (dt) {
     EMBER_INT_CASES([&] { body(scalar_t{}); })
-    default: cpu::throw_unsupported_dtype(op, dt);
+    default: throw_unsupported_dtype(op, dt);
   }
 }
 

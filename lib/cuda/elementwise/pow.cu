@@ -1,9 +1,9 @@
 // pow on CUDA: tensor ** tensor, tensor ** number (the CPU's fast paths for the
 // common exponents), number ** tensor (cpu/pow.cpp). Integers by squaring
-// (core/int_math.h powi), bool as x || !y.
+// (kernels/int_math.h powi), bool as x || !y.
 #include <cmath>
 
-#include "core/int_math.h"
+#include "kernels/int_math.h"
 #include "cuda/elementwise/helpers.cuh"
 #include "dispatch/op_ids/elementwise.h"
 

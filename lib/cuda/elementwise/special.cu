@@ -1,13 +1,13 @@
 // The special functions on CUDA: polygamma, i1, frac (acos ... i0 and signbit are
 // structured, generated from their rows) and the
 // binary hypot ... nextafter (the CPU's: cpu/unary_special.cpp,
-// cpu/binary_special.cpp; formulas: core/special_math.h, shared by both).
+// cpu/binary_special.cpp; formulas: kernels/special_math.h, shared by both).
 // One functor per family, with the function a launch argument (the same for every
 // thread, so no divergence): one kernel per dtype for the family, which keeps the
 // build's kernel count down.
 #include <cmath>
 
-#include "core/special_math.h"
+#include "kernels/special_math.h"
 #include "cuda/elementwise/helpers.cuh"
 #include "dispatch/op_ids/elementwise.h"
 
@@ -59,7 +59,7 @@ struct SpecialBinary {
 template <Fn2 kFn>
 void special_binary_kernel(OpCall& c) { float_binary(c, SpecialBinary{kFn}); }
 
-// nextafter steps the storage type's representation (core/special_math.h).
+// nextafter steps the storage type's representation (kernels/special_math.h).
 template <typename S>
 struct Nextafter {
   template <typename T> __device__ T operator()(T x, T y) const { return nextafter_value<S>(x, y); }

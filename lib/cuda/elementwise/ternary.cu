@@ -1,6 +1,6 @@
 // Three-input kernels on CUDA: where(condition, self, other) and lerp(self, end,
-// weight) (cpu/ternary.cpp; lerp's formula: cpu/lerp.h, shared with the CPU).
-#include "cpu/lerp.h"
+// weight) (cpu/ternary.cpp; lerp's formula: kernels/lerp.h, shared with the CPU).
+#include "kernels/lerp.h"
 #include "cuda/elementwise/helpers.cuh"
 #include "dispatch/op_ids/elementwise.h"
 
@@ -23,10 +23,10 @@ void where_kernel(OpCall& c) {
 template <typename O>
 struct LerpNumberWeight {
   O w;
-  __device__ O operator()(O start, O end) const { return cpu::lerp_value(start, end, w); }
+  __device__ O operator()(O start, O end) const { return lerp_value(start, end, w); }
 };
 struct Lerp {
-  template <typename O> __device__ O operator()(O start, O end, O w) const { return cpu::lerp_value(start, end, w); }
+  template <typename O> __device__ O operator()(O start, O end, O w) const { return lerp_value(start, end, w); }
 };
 
 void lerp_kernel(OpCall& c) {

@@ -1,10 +1,10 @@
 // Unary kernels on CUDA that keep the input's dtype: neg, abs, sign, floor, ceil,
-// trunc, round (the CPU's: cpu/unary.cpp; formulas: core/elementwise_math.h). The
+// trunc, round (the CPU's: cpu/unary.cpp; formulas: kernels/elementwise_math.h). The
 // predicates isnan, isinf, isfinite, logical_not are structured (generated).
 #include <cmath>
 #include <limits>
 
-#include "core/elementwise_math.h"
+#include "kernels/elementwise_math.h"
 #include "cuda/elementwise/helpers.cuh"
 #include "dispatch/op_ids/elementwise.h"
 
@@ -50,7 +50,7 @@ struct Round {
 void rounding_unary(OpCall& c, const Round& op) {
   DType dt = c.in(0).dtype();
   if (is_floating(dt)) return same_dtype_unary<DTypes::Floating>(c, op);
-  if (dt == kBool) cpu::throw_unsupported_dtype(c.name(), dt);
+  if (dt == kBool) throw_unsupported_dtype(c.name(), dt);
   copy_unary(c);
 }
 

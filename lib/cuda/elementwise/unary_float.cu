@@ -4,7 +4,7 @@
 // (float16 and bfloat16 in float), within a few ulp of the CPU's.
 #include <cmath>
 
-#include "core/elementwise_math.h"
+#include "kernels/elementwise_math.h"
 #include "cuda/elementwise/helpers.cuh"
 #include "dispatch/op_ids/elementwise.h"
 

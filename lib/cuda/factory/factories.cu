@@ -1,8 +1,8 @@
 // Factory kernels on CUDA: arange, linspace, eye. Each writes a value computed
 // from the element's index into the preset output, with the CPU kernel's
 // formula (lib/cpu/fill.cpp), so both backends give the same numbers.
-#include "core/exact_rounding.h"
-#include "cpu/dtype_dispatch.h"
+#include "kernels/exact_rounding.h"
+#include "kernels/dtype_dispatch.h"
 #include "cuda/launch.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/core.h"

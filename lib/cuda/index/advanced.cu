@@ -1,14 +1,14 @@
 // Advanced indexing on CUDA: index (x[i, j]), index_put_ (x[i, j] = v, with or
 // without accumulate) and take. index and index_put_ follow the CPU kernels
-// (lib/cpu/index.cpp, cpu/index_plan.h): the index tensors become one int64
+// (lib/cpu/index.cpp, kernels/index_plan.h): the index tensors become one int64
 // element offset per index position (negative indices wrapped, one out of range
 // reported: IndexError at the next synchronization), then one thread per element
 // of the result reads (or writes) self at "unindexed part + offset".
 #include <cstring>
 
-#include "cpu/dtype_dispatch.h"
-#include "cpu/index_loops.h"
-#include "cpu/index_plan.h"
+#include "kernels/dtype_dispatch.h"
+#include "kernels/restride.h"
+#include "kernels/index_plan.h"
 #include "cuda/index/positions.cuh"
 #include "ember/ops/factories.h"
 #include "dispatch/op_ids/shape_index.h"
@@ -47,13 +47,13 @@ TensorList index_tensors(const OpCall& c, size_t first) {
 
 struct Plan {
   AdvancedIndexGeometry geo;
-  cpu::IndexViews views;
+  IndexViews views;
 };
 
 Plan plan_index(cudaStream_t stream, const Tensor& self, const TensorList& indices, OpId op) {
   Plan plan;
   plan.geo = advanced_index_geometry(self.sizes(), indices);
-  plan.views = cpu::index_views(self, index_offsets(stream, self, indices, plan.geo, op), plan.geo);
+  plan.views = index_views(self, index_offsets(stream, self, indices, plan.geo, op), plan.geo);
   return plan;
 }
 
@@ -121,7 +121,7 @@ void take_kernel(OpCall& c) {
   Tensor flat = self;
   if (!self.is_contiguous()) {
     flat = empty(self.sizes(), TensorOptions(self.dtype()).device(self.device()));
-    cpu::copy_into(flat, self);
+    copy_into(flat, self);
   }
   LaunchContext ctx(out);
   const DeviceErrorReporter err = device_error_reporter(out.device().index, opid::take);

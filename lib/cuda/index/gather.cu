@@ -2,7 +2,7 @@
 // thread per output element (lib/cpu/index_dim.cpp decides the same outputs).
 // Indices are not wrapped: a negative or too large one is reported (IndexError at
 // the next synchronization) and its output element is left unwritten.
-#include "cpu/index_loops.h"
+#include "kernels/restride.h"
 #include "cuda/index/positions.cuh"
 #include "ember/ops/factories.h"
 #include "dispatch/op_ids/shape_index.h"
@@ -49,7 +49,7 @@ void index_select_kernel(OpCall& c) {
   if (out.numel()) {
     DimVector strides(out.dim(), 0);
     strides[dim] = index.dim() ? index.stride(0) : 0;
-    gather_along(out, self, cpu::restride(index, sizes, strides, index.storage_offset()), dim,
+    gather_along(out, self, restride(index, sizes, strides, index.storage_offset()), dim,
                  opid::index_select);
   }
   c.outputs.push_back(out);

@@ -6,7 +6,7 @@
 // coordinates written from the scan.
 #include <cub/cub.cuh>
 
-#include "cpu/dtype_dispatch.h"
+#include "kernels/dtype_dispatch.h"
 #include "cuda/index/positions.cuh"
 #include "cuda/loops.cuh"
 #include "cuda/strided_kernels.h"

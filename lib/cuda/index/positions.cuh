@@ -7,9 +7,10 @@
 #include <cstring>
 #include <vector>
 
-#include "core/element_types.h"
-#include "core/int_math.h"
-#include "cpu/index_loops.h"
+#include "kernels/element_types.h"
+#include "kernels/int_math.h"
+#include "kernels/dtype_dispatch.h"  // with_element_size
+#include "kernels/restride.h"
 #include "cuda/device_error.h"
 #include "cuda/launch.h"
 #include "cuda/offset_calculator.h"
@@ -17,7 +18,7 @@
 
 // EMBER_DISPATCH_ELEMENT_SIZE(bytes, [&] { ... elem_t ... }): for kernels that only
 // move elements, elem_t is an unsigned type of that size (one instantiation per
-// size serves every dtype). A macro, not cpu::with_element_size: nvcc does not
+// size serves every dtype). A macro, not with_element_size: nvcc does not
 // allow an extended (device) lambda inside a generic lambda.
 #define EMBER_ELEMENT_SIZE_CASE(bytes, type, ...) \
   case bytes: {                                   \
@@ -97,7 +98,7 @@ inline char* bytes_of(const Tensor& t) { return static_cast<char*>(t.data_ptr())
 inline Tensor on_device(const Tensor& t, Device device) {
   if (!t.defined() || t.device() == device) return t;
   Tensor moved = empty(t.sizes(), TensorOptions(t.dtype()).device(device));
-  cpu::copy_into(moved, t);
+  copy_into(moved, t);
   return moved;
 }
 

@@ -12,8 +12,8 @@
 #include <cstring>
 #include <string>
 
-#include "cpu/dtype_dispatch.h"
-#include "cpu/index_loops.h"
+#include "kernels/dtype_dispatch.h"
+#include "kernels/restride.h"
 #include "cuda/index/positions.cuh"
 #include "dispatch/op_ids/shape_index.h"
 
@@ -121,7 +121,7 @@ Tensor spread_index(const Tensor& index, const Tensor& like, int64_t dim) {
   DimVector sizes = like.sizes(), strides(like.dim(), 0);
   sizes[dim] = index.numel();
   strides[dim] = index.dim() ? index.stride(0) : 0;
-  return cpu::restride(index, sizes, strides, index.storage_offset());
+  return restride(index, sizes, strides, index.storage_offset());
 }
 
 void scatter_kernel(OpCall& c) {

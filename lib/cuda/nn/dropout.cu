@@ -6,8 +6,8 @@
 // gives the same mask and output as the CPU.
 #include <algorithm>
 
-#include "core/philox.h"
-#include "cpu/dtype_dispatch.h"
+#include "kernels/philox.h"
+#include "kernels/dtype_dispatch.h"
 #include "cuda/launch.h"
 #include "cuda/loops.cuh"
 #include "dispatch/dispatcher.h"

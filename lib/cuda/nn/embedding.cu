@@ -4,7 +4,7 @@
 // IndexError at the next synchronization; the CPU raises it at once.
 #include <algorithm>
 
-#include "cpu/dtype_dispatch.h"
+#include "kernels/dtype_dispatch.h"
 #include "cuda/device_error.h"
 #include "cuda/launch.h"
 #include "dispatch/dispatcher.h"

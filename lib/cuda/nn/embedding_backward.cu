@@ -8,7 +8,7 @@
 // (IndexError at the next synchronization) and left out of the sums.
 #include <cub/device/device_radix_sort.cuh>
 
-#include "cpu/dtype_dispatch.h"
+#include "kernels/dtype_dispatch.h"
 #include "cuda/device_error.h"
 #include "cuda/launch.h"
 #include "dispatch/dispatcher.h"

@@ -1,7 +1,7 @@
 // interpolate and its backward on CUDA: nearest and (bi/tri)linear resampling of
 // [N, C, *spatial] with 1 to 3 spatial dims, the CPU kernels' results
 // (lib/cpu/interpolate.cpp, interpolate_backward.cpp). Every source index and
-// weight comes from core/interpolate_coords.h, the functions the CPU's tables are
+// weight comes from kernels/interpolate_coords.h, the functions the CPU's tables are
 // built with, and the sums run in the CPU's order, so both backends agree to the
 // last bit (up to nvcc's fused multiply-adds).
 //
@@ -10,9 +10,9 @@
 // non-decreasing in the output index, so they form one range, found by binary
 // search), and adds their contributions in the CPU's order. No atomics, the same
 // sums on every run.
-#include "core/interpolate_coords.h"
-#include "cpu/dtype_dispatch.h"
-#include "cpu/interpolate_index.h"
+#include "kernels/interpolate_coords.h"
+#include "kernels/dtype_dispatch.h"
+#include "kernels/interpolate_index.h"
 #include "cuda/launch.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn.h"
@@ -46,11 +46,11 @@ Resample make_resample(const OpCall& c, const DimVector& in_sizes, const DimVect
     r.in[d] = in_sizes[2 + d];
     r.out[d] = out_sizes[2 + d];
     if (nearest) {
-      r.nearest_scale[d] = cpu::compute_scale<float>(r.in[d], r.out[d], c.attr(3 + d));
+      r.nearest_scale[d] = compute_scale<float>(r.in[d], r.out[d], c.attr(3 + d));
     } else {
       r.linear_scale[d] = linear_in_double
-                              ? cpu::linear_scale<double>(r.in[d], r.out[d], r.align_corners, c.attr(3 + d))
-                              : cpu::linear_scale<float>(r.in[d], r.out[d], r.align_corners, c.attr(3 + d));
+                              ? linear_scale<double>(r.in[d], r.out[d], r.align_corners, c.attr(3 + d))
+                              : linear_scale<float>(r.in[d], r.out[d], r.align_corners, c.attr(3 + d));
     }
   }
   return r;

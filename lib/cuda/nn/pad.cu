@@ -1,6 +1,6 @@
 // pad and its backward on CUDA (constant, reflect, replicate, circular), with the
 // CPU kernels' results (lib/cpu/pad.cpp, pad_backward.cpp): every padded dim maps
-// an output index to its source index with core/pad_index.h, the CPU's rule.
+// an output index to its source index with kernels/pad_index.h, the CPU's rule.
 // The forward moves raw bits of the element's size (any dtype); the backward
 // (reflect, replicate, circular: constant is a pad of the gradient, lib/ops)
 // gathers, one thread per grad_input element, the output positions that copied
@@ -9,9 +9,8 @@
 // O(sum of the padded output sizes) per element, simple and race free.
 #include <cstring>
 
-#include "core/pad_index.h"
-#include "cpu/dtype_dispatch.h"
-#include "cpu/pad_index.h"
+#include "kernels/pad_index.h"
+#include "kernels/dtype_dispatch.h"
 #include "cuda/launch.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn.h"
@@ -38,7 +37,7 @@ PadGeometry pad_geometry(const DimVector& in_sizes, const DimVector& pad, const 
   const int64_t k = static_cast<int64_t>(pad.size()) / 2;
   EMBER_CHECK(k <= kMaxPadDims, "pad: CUDA pads at most ", kMaxPadDims, " dims, got ", k);
   g.k = static_cast<int>(k);
-  g.mode = cpu::pad_mode(mode);
+  g.mode = pad_mode(mode);
   for (int64_t d = nd - k; d < nd; ++d) {
     const int64_t slot = d - (nd - k), i = nd - 1 - d;  // pad pairs run from the last dim backwards
     g.in[slot] = in_sizes[d];

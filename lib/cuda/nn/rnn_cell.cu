@@ -1,9 +1,9 @@
 // lstm_cell_fused, gru_cell_fused and their backward on CUDA (lib/ops/rnn_fused.cpp), with the CPU
-// kernels' formulas (lib/core/rnn_cell_math.h): one thread per cell of [B, H], grid-stride,
+// kernels' formulas (lib/kernels/rnn_cell_math.h): one thread per cell of [B, H], grid-stride,
 // int64 indices. Operands arrive contiguous; LSTM gate rows are [i | f | g | o], GRU
 // ones [r | z | n].
-#include "core/rnn_cell_math.h"
-#include "cpu/dtype_dispatch.h"
+#include "kernels/rnn_cell_math.h"
+#include "kernels/dtype_dispatch.h"
 #include "cuda/launch.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn.h"

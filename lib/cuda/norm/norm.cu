@@ -6,8 +6,8 @@
 // in eval it normalizes with them. No host synchronization, no float atomics.
 #include <climits>
 
-#include "cpu/dtype_dispatch.h"
-#include "cpu/nn_common.h"  // layer_norm_shape
+#include "kernels/dtype_dispatch.h"
+#include "kernels/norm_shape.h"
 #include "cuda/block_reduce.cuh"
 #include "cuda/launch.h"
 #include "cuda/norm/norm_common.h"
@@ -157,7 +157,7 @@ void layer_norm_cuda(OpCall& c) {
   const Tensor x = c.in(0).contiguous();
   const DimVector& ns = c.attr(0).to_ints();
   const double eps = c.attr(1).to_double();
-  const cpu::LayerNormShape shape = cpu::layer_norm_shape(x, ns.size());
+  const LayerNormShape shape = layer_norm_shape(x, ns.size());
   const int64_t rows = shape.rows, n = shape.n;
   const DimVector& stat_shape = shape.stat_shape;
   const DType sdt = stat_dtype(x.dtype());

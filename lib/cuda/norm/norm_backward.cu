@@ -10,8 +10,8 @@
 // result on every run.
 #include <climits>
 
-#include "cpu/dtype_dispatch.h"
-#include "cpu/nn_backward_common.h"
+#include "kernels/dtype_dispatch.h"
+#include "kernels/grad_flags.h"
 #include "cuda/block_reduce.cuh"
 #include "cuda/launch.h"
 #include "cuda/norm/norm_common.h"
@@ -22,7 +22,6 @@ namespace ember::cuda::norm {
 
 namespace {
 
-using cpu::GradFlags;
 
 DType param_grad_dtype(const Tensor& param, const Tensor& input) {
   return param.defined() ? param.dtype() : input.dtype();
@@ -178,7 +177,7 @@ void layer_norm_backward_cuda(OpCall& c) {
   const Tensor dy = c.in(0).contiguous(), x = c.in(1).contiguous();
   const Tensor &weight = c.in(4), &bias = c.in(5);
   const DimVector& ns = c.attr(0).to_ints();
-  const GradFlags want = cpu::grad_flags(c.attr(1));
+  const GradFlags want = grad_flags(c.attr(1));
   int64_t n = 1;
   for (int64_t s : ns) n *= s;
   const int64_t rows = n == 0 ? 0 : x.numel() / n;
@@ -260,7 +259,7 @@ void batch_norm_backward_cuda(OpCall& c) {
   const Tensor& weight = c.in(2);
   const bool train = c.attr(0).to_bool();
   const double eps = c.attr(1).to_double();
-  const GradFlags want = cpu::grad_flags(c.attr(2));
+  const GradFlags want = grad_flags(c.attr(2));
   const int64_t N = x.size(0), C = x.size(1);
   const int64_t S = N * C == 0 ? 1 : x.numel() / (N * C);
   const int64_t count = N * S;
@@ -340,7 +339,7 @@ void group_norm_backward_cuda(OpCall& c) {
   const Tensor dy = c.in(0).contiguous(), x = c.in(1).contiguous();
   const Tensor& weight = c.in(4);
   const int64_t G = c.attr(0).to_int();
-  const GradFlags want = cpu::grad_flags(c.attr(1));
+  const GradFlags want = grad_flags(c.attr(1));
   const int64_t N = x.size(0), C = x.size(1);
   const int64_t S = N * C == 0 ? 1 : x.numel() / (N * C);
   const int64_t D = C / G, rows = N * C;

@@ -1,13 +1,14 @@
 // CUDA kernels of 2-d pooling: max_pool2d (with and without indices), avg_pool2d,
 // adaptive_avg_pool2d. One thread per output element (int64 indices, grid-stride),
 // inputs made contiguous [N, C, H, W], windows as the CPU kernels (lib/cpu/pool.cpp,
-// core/pool_window.h): a max propagates NaN (the last NaN of a window wins, windows
+// kernels/pool_window.h): a max propagates NaN (the last NaN of a window wins, windows
 // read row by row), its index is the flat h * W + w position in the input plane.
 // Floating dtypes (float32, float64, float16, bfloat16; the CPU also pools integers).
 #include <cmath>
 
-#include "cpu/dtype_dispatch.h"
-#include "cpu/pool_common.h"
+#include "kernels/dtype_dispatch.h"
+#include "kernels/pool_window.h"
+#include "ops/pool_shape.h"  // pooling_output_size
 #include "cuda/launch.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/linalg.h"
@@ -80,7 +81,7 @@ __global__ void max_pool2d_kernel(const T* x, T* y, int64_t* indices, int64_t to
 // max_pool2d / max_pool2d_with_indices: attrs kernel, stride, padding, dilation, ceil_mode.
 void max_pool2d_common(OpCall& call, bool with_indices) {
   const Tensor x = call.in(0).contiguous();
-  const Window2d w = cpu::window_from(call, true);
+  const Window2d w = window_from(call, true);
   const bool ceil = call.attr(4).to_bool();
   const int64_t H = x.size(2), W = x.size(3);
   const DimVector sizes{x.size(0), x.size(1), pooling_output_size(H, w.kh, w.ph, w.sh, w.dh, ceil),
@@ -122,7 +123,7 @@ __global__ void avg_pool2d_kernel(const T* x, T* y, int64_t total, int64_t H, in
 // avg_pool2d: attrs kernel, stride, padding, ceil_mode, count_include_pad, divisor_override?.
 void avg_pool2d_cuda(OpCall& call) {
   const Tensor x = call.in(0).contiguous();
-  const Window2d w = cpu::window_from(call, false);
+  const Window2d w = window_from(call, false);
   const bool ceil = call.attr(3).to_bool(), include_pad = call.attr(4).to_bool();
   const int64_t divisor = call.attr(5).is_none() ? 0 : call.attr(5).to_int();
   const int64_t H = x.size(2), W = x.size(3);

@@ -7,8 +7,8 @@
 // additions into one position (overlapping windows) may vary from run to run. An
 // index outside the plane is reported (IndexError at the next synchronization).
 // float16/bfloat16 accumulate in float and round once at the end.
-#include "cpu/dtype_dispatch.h"
-#include "cpu/pool_common.h"
+#include "kernels/dtype_dispatch.h"
+#include "kernels/pool_window.h"
 #include "cuda/device_error.h"
 #include "cuda/launch.h"
 #include "dispatch/dispatcher.h"
@@ -119,7 +119,7 @@ void gather_to_input(OpCall& call, const Launch& launch) {
 // avg_pool2d_backward: in grad_output; attrs input_size, kernel, stride, padding,
 // ceil_mode, count_include_pad, divisor_override?.
 void avg_pool2d_backward_cuda(OpCall& call) {
-  const Window2d w = cpu::window_from(call, false, 1);
+  const Window2d w = window_from(call, false, 1);
   const bool include_pad = call.attr(5).to_bool();
   const int64_t divisor = call.attr(6).is_none() ? 0 : call.attr(6).to_int();
   gather_to_input(call, [&](const Tensor& g, const Tensor& dx, const Planes& p, cudaStream_t stream) {

@@ -5,14 +5,14 @@
 // state once (the op table has one call per parameter, so a multi-tensor launch
 // would need a list op first). The element arithmetic is the CPU kernel's
 // (lib/cpu/optim.cpp), expression for expression, with the helpers of
-// core/optim_math.h and cpu/lerp.h: results agree with the CPU to rounding (nvcc
+// kernels/optim_math.h and kernels/lerp.h: results agree with the CPU to rounding (nvcc
 // may fuse a multiply and an add into one FMA, which rounds once).
 // The options are runtime flags here: every thread takes the same branch.
 #include <cmath>
 
-#include "core/optim_math.h"
-#include "cpu/lerp.h"
-#include "cpu/optim_operands.h"
+#include "kernels/optim_math.h"
+#include "kernels/lerp.h"
+#include "kernels/optim_operands.h"
 #include "cuda/launch.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/optim.h"
@@ -20,7 +20,6 @@
 namespace ember::cuda {
 namespace {
 
-using cpu::lerp_value;
 
 #define EMBER_GRID_STRIDE(i, n)                                                                  \
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x, step_ = int64_t(gridDim.x) * blockDim.x; \
@@ -122,7 +121,7 @@ __global__ void adagrad_kernel(T* p, const T* g, T* sum, int64_t n, AdagradArgs<
 #undef EMBER_GRID_STRIDE
 
 void sgd_step_kernel(OpCall& c) {
-  cpu::DenseOperands d(c);
+  DenseOperands d(c);
   const double lr = c.attr(0).to_double(), momentum = c.attr(1).to_double(),
                dampening = c.attr(2).to_double(), weight_decay = c.attr(3).to_double();
   const bool nesterov = c.attr(4).to_bool(), maximize = c.attr(5).to_bool(), init_buffer = c.attr(6).to_bool();
@@ -141,7 +140,7 @@ void sgd_step_kernel(OpCall& c) {
 }
 
 void adam_step_kernel(OpCall& c) {
-  cpu::DenseOperands d(c);
+  DenseOperands d(c);
   const double lr = c.attr(0).to_double(), beta1 = c.attr(1).to_double(), beta2 = c.attr(2).to_double(),
                eps = c.attr(3).to_double(), weight_decay = c.attr(4).to_double(), step = c.attr(5).to_double();
   const bool maximize = c.attr(6).to_bool(), decoupled = c.attr(7).to_bool();
@@ -168,7 +167,7 @@ void adam_step_kernel(OpCall& c) {
 }
 
 void rmsprop_step_kernel(OpCall& c) {
-  cpu::DenseOperands d(c);
+  DenseOperands d(c);
   const double lr = c.attr(0).to_double(), alpha = c.attr(1).to_double(), eps = c.attr(2).to_double(),
                weight_decay = c.attr(3).to_double(), momentum = c.attr(4).to_double();
   const bool maximize = c.attr(5).to_bool();
@@ -188,7 +187,7 @@ void rmsprop_step_kernel(OpCall& c) {
 }
 
 void adagrad_step_kernel(OpCall& c) {
-  cpu::DenseOperands d(c);
+  DenseOperands d(c);
   const double lr = c.attr(0).to_double(), lr_decay = c.attr(1).to_double(),
                weight_decay = c.attr(2).to_double(), eps = c.attr(3).to_double(), step = c.attr(4).to_double();
   const bool maximize = c.attr(5).to_bool();

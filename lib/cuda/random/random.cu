@@ -1,12 +1,12 @@
 // Random kernels on CUDA: uniform_, normal_, random_, bernoulli_, randperm.
 // Element i of the (logical, row-major) tensor draws philox4x32(seed, 0, offset + i)
-// and maps its words with the samplers of core/philox.h, exactly as the CPU kernels
+// and maps its words with the samplers of kernels/philox.h, exactly as the CPU kernels
 // (lib/cpu/random.cpp) do: the same seed and offset give the same tensor on both
 // backends (bit for bit, except normal_, whose log/cos/sqrt may differ from the
 // host's libm in the last place). The op function reserved (seed, offset) from the
 // generator (lib/ops/random_call.h).
-#include "core/philox.h"
-#include "cpu/dtype_dispatch.h"
+#include "kernels/philox.h"
+#include "kernels/dtype_dispatch.h"
 #include "cuda/launch.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/core.h"

@@ -31,8 +31,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/element_types.h"
-#include "cpu/dtype_dispatch.h"
+#include "kernels/element_types.h"
+#include "kernels/dtype_dispatch.h"
 #include "cuda/launch.h"
 #include "cuda/reduce/reduce_geometry.h"
 #include "ember/ops/factories.h"

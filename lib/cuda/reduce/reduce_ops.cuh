@@ -5,7 +5,7 @@
 #pragma once
 #include <cmath>
 
-#include "core/int_math.h"
+#include "kernels/int_math.h"
 #include "cuda/reduce/reduce_kernel.cuh"
 
 namespace ember::cuda::reduce {

@@ -11,17 +11,15 @@
 //               correct, not fast.)
 // Accumulators as the CPU: double for float64 and float32, float for
 // float16/bfloat16, int64 (wrapping) for integers and bool.
-#include "cpu/reduce_outputs.h"
+#include "kernels/reduce_meta.h"
 #include "cuda/reduce/reduce_kernel.cuh"
-#include "core/int_math.h"
+#include "kernels/int_math.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/reduce.h"
 
 namespace ember::cuda::reduce {
 namespace {
 
-using cpu::finish_output;
-using cpu::output_for;
 
 template <typename T>
 using scan_acc_t = std::conditional_t<is_reduced_float_v<T>, float,
@@ -100,14 +98,10 @@ void launch_scan(const Tensor& x, const Tensor& out, const ReduceShape& s) {
 template <bool Sum>
 void scan_kernel(OpCall& c) {
   const char* name = Sum ? "cumsum" : "cumprod";
-  const Tensor& self = c.in(0);
-  const int64_t dim = c.attr(0).to_int();
-  const DType out_dtype = c.attr(1).to_dtype();
-  Tensor out = output_for(c, 0, self.sizes(), out_dtype);
-  // Integers and bool read directly into an int64 result; other pairs are cast first.
-  const bool direct = self.dtype() == out_dtype || (out_dtype == kInt64 && is_integral(self.dtype(), true));
-  Tensor x = (direct ? self : self.to(out_dtype)).contiguous();
-  const ReduceShape s = along_dim(self, dim);
+  const ReduceMeta m = reduce_meta(c);  // x: contiguous, cast first (integers: read into int64)
+  const Tensor &x = m.x, &out = m.outputs[0];
+  const DType out_dtype = out.dtype();
+  const ReduceShape s = along_dim(c.in(0), m.dims[0]);
   if (out.numel() > 0) {
     if (x.dtype() == out_dtype) {
       EMBER_DISPATCH_ALL(out_dtype, name, [&] { launch_scan<Sum, scalar_t, scalar_t>(x, out, s); });
@@ -115,7 +109,7 @@ void scan_kernel(OpCall& c) {
       EMBER_DISPATCH_INTEGRAL(x.dtype(), name, [&] { launch_scan<Sum, scalar_t, int64_t>(x, out, s); });
     }
   }
-  finish_output(c, 0, out);
+  m.finish(c);
 }
 
 EMBER_REGISTER_KERNEL(cumsum, CUDA, scan_kernel<true>);

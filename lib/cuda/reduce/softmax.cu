@@ -15,7 +15,7 @@
 //                          not fast.
 // As on the CPU, a non-finite max makes the row's values NaN through the
 // arithmetic itself (exp(x - inf)), and NaN propagates through the max.
-#include "cpu/reduce_outputs.h"
+#include "kernels/reduce_meta.h"
 #include "cuda/block_reduce.cuh"
 #include "cuda/reduce/reduce_kernel.cuh"
 #include "dispatch/dispatcher.h"
@@ -24,8 +24,6 @@
 namespace ember::cuda::reduce {
 namespace {
 
-using cpu::finish_output;
-using cpu::output_for;
 
 template <bool Log, typename A, typename T>
 // log_softmax is (v - m) - log(sum), as torch: v - (m + log(sum)) rounds m + log(sum)

@@ -1,6 +1,6 @@
 // Stable radix sorts of (key, int64 value) pairs with CUB, on the given stream,
 // for the CUDA sort, topk and unique kernels. Keys are Note [Sort keys]
-// (core/sort_key.h): unsigned integers whose order is the elements' order.
+// (kernels/sort_key.h): unsigned integers whose order is the elements' order.
 #pragma once
 #include <cuda_runtime.h>
 

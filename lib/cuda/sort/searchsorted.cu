@@ -1,8 +1,8 @@
 // searchsorted on CUDA: one thread per value, each a binary search
-// (lib/core/binary_search.h) in the sequence's row (a 1-d sequence serves every value;
+// (lib/kernels/binary_search.h) in the sequence's row (a 1-d sequence serves every value;
 // otherwise value i searches row i / N). Grid-stride, int64 indices.
-#include "core/binary_search.h"
-#include "cpu/dtype_dispatch.h"
+#include "kernels/binary_search.h"
+#include "kernels/dtype_dispatch.h"
 #include "cuda/launch.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/shape_index.h"

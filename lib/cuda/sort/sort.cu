@@ -1,16 +1,16 @@
 // sort and topk on CUDA (lib/cpu/sort.cpp decides the same outputs).
 //
 // The slices along dim are moved to the last dim of a contiguous copy, each
-// element becomes its Note [Sort keys] (core/sort_key.h; ~key when descending, so
+// element becomes its Note [Sort keys] (kernels/sort_key.h; ~key when descending, so
 // NaN, the largest, sorts last ascending and first descending), and CUB's stable
 // radix sort orders (key, index) pairs per slice (radix_sort.h). Ties keep the
 // lower index first whatever `stable` says, as on the CPU. topk is the sort's
 // first k of each slice, always in order (as on the CPU, `sorted` changes
 // nothing): simple, and O(n log n) where a selection would be O(n).
-#include "core/sort_key.h"
-#include "cpu/dtype_dispatch.h"
-#include "cpu/index_loops.h"
-#include "cpu/sort_outputs.h"
+#include "kernels/sort_key.h"
+#include "kernels/dtype_dispatch.h"
+#include "kernels/restride.h"
+#include "kernels/sort_outputs.h"
 #include "cuda/index/positions.cuh"
 #include "cuda/sort/radix_sort.h"
 #include "dispatch/op_ids/shape_index.h"
@@ -74,7 +74,7 @@ void sorted_slices(const Tensor& values, const Tensor& indices, const Tensor& se
   Tensor x = self;
   if (dim != self.dim() - 1 || !self.is_contiguous()) {
     x = empty(in.sizes, opts);
-    cpu::copy_into(x, cpu::restride(self, in.sizes, in.strides, self.storage_offset()));
+    copy_into(x, restride(self, in.sizes, in.strides, self.storage_offset()));
   }
   const TensorOptions key_opts = TensorOptions(sizeof(K) == 8 ? kInt64 : kInt32).device(self.device());
   Tensor keys = empty(IntList{n}, key_opts), sorted_keys = empty(IntList{n}, key_opts);
@@ -99,8 +99,8 @@ void sorted_slices(const Tensor& values, const Tensor& indices, const Tensor& se
     EMBER_CUDA_CHECK_LAUNCH();
   }
   if (!direct) {
-    cpu::copy_into(cpu::restride(values, vm.sizes, vm.strides, values.storage_offset()), v);
-    cpu::copy_into(cpu::restride(indices, im.sizes, im.strides, indices.storage_offset()), ix);
+    copy_into(restride(values, vm.sizes, vm.strides, values.storage_offset()), v);
+    copy_into(restride(indices, im.sizes, im.strides, indices.storage_offset()), ix);
   }
 }
 
@@ -111,10 +111,10 @@ void sort_slices(const Tensor& values, const Tensor& indices, const Tensor& self
   });
 }
 
-// The outputs as on the CPU (cpu/sort_outputs.h): topk's k best of each slice in
+// The outputs as on the CPU (kernels/sort_outputs.h): topk's k best of each slice in
 // order (largest: NaN first, then descending), ties keeping the lower index first.
-void sort_kernel(OpCall& c) { cpu::sort_or_topk(c, false, sort_slices); }
-void topk_kernel(OpCall& c) { cpu::sort_or_topk(c, true, sort_slices); }
+void sort_kernel(OpCall& c) { sort_or_topk(c, false, sort_slices); }
+void topk_kernel(OpCall& c) { sort_or_topk(c, true, sort_slices); }
 
 EMBER_REGISTER_KERNEL(sort, CUDA, sort_kernel);
 EMBER_REGISTER_KERNEL(topk, CUDA, topk_kernel);

@@ -6,9 +6,9 @@
 // op), then write values, inverse and counts.
 #include <cub/cub.cuh>
 
-#include "core/sort_key.h"
-#include "cpu/dtype_dispatch.h"
-#include "cpu/index_loops.h"
+#include "kernels/sort_key.h"
+#include "kernels/dtype_dispatch.h"
+#include "kernels/restride.h"
 #include "cuda/index/positions.cuh"
 #include "cuda/sort/radix_sort.h"
 #include "dispatch/op_ids/shape_index.h"
@@ -143,15 +143,15 @@ void unique_flat(const Tensor& self, Tensor& values, Tensor& inverse, Tensor& co
   }
   Tensor flat;  // [n], row-major
   if (self.is_contiguous()) {
-    flat = cpu::restride(self, {n}, {1}, self.storage_offset());
+    flat = restride(self, {n}, {1}, self.storage_offset());
   } else {
     flat = empty(IntList{n}, TensorOptions(self.dtype()).device(self.device()));
-    cpu::copy_into(cpu::restride(flat, self.sizes(), contiguous_strides(self.sizes()), 0), self);
+    copy_into(restride(flat, self.sizes(), contiguous_strides(self.sizes()), 0), self);
   }
   UniqueRows r = unique_rows<T>(flat, n, 1);
   values = r.urows;
   counts = r.counts;
-  inverse = cpu::restride(r.inverse, self.sizes(), contiguous_strides(self.sizes()), 0);
+  inverse = restride(r.inverse, self.sizes(), contiguous_strides(self.sizes()), 0);
 }
 
 // Unique slices along dim: self copied with dim first as rows, then back to self's
@@ -176,7 +176,7 @@ void unique_dim(const Tensor& self, int64_t dim, Tensor& values, Tensor& inverse
     return;
   }
   Tensor rows = empty(perm_sizes, opts);
-  cpu::copy_into(rows, cpu::restride(self, perm_sizes, perm_strides, self.storage_offset()));
+  copy_into(rows, restride(self, perm_sizes, perm_strides, self.storage_offset()));
   UniqueRows r = unique_rows<T>(rows, n, rows.numel() / n);
   const int64_t u = r.urows.size(0);
   counts = r.counts;
@@ -186,7 +186,7 @@ void unique_dim(const Tensor& self, int64_t dim, Tensor& values, Tensor& inverse
   DimVector vs = contiguous_strides(out_sizes), pv_strides{vs[dim]};
   for (int64_t d = 0; d < nd; ++d)
     if (d != dim) pv_strides.push_back(vs[d]);
-  cpu::copy_into(cpu::restride(values, r.urows.sizes(), pv_strides, 0), r.urows);
+  copy_into(restride(values, r.urows.sizes(), pv_strides, 0), r.urows);
 }
 
 void unique_kernel(OpCall& c) {

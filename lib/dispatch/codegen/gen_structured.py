@@ -1,6 +1,6 @@
 """The structured ops: everything about a row with kernel = {kind, formula}, written
 from the row (gen_ops.py calls these). For such an op the hand-written part is its row,
-its formula (a function of opmath values in a lib/core/*_math.h header, shared by the
+its formula (a function of opmath values in a lib/kernels/*_math.h header, shared by the
 CPU and the CUDA kernel) and its op database samples; this file writes the rest:
 
     include/ember/generated/<group>_ops.h   the C++ declarations (ember::name, name_,
@@ -23,7 +23,7 @@ from pathlib import Path
 import schema as sch
 
 HEADER = "// Generated from lib/dispatch/schema/*.toml by lib/dispatch/codegen/gen_structured.py. Do not edit.\n"
-CORE_DIR = Path(__file__).resolve().parent.parent.parent / "core"
+KERNELS_DIR = Path(__file__).resolve().parent.parent.parent / "kernels"
 
 # Per kind: the op function's body (out of place, in place), the CPU and CUDA kernel
 # helpers, and the formula's arity.
@@ -124,7 +124,7 @@ def emit_op_functions(rows: list[sch.OpRow]) -> str:
 
 
 def _formula_headers() -> str:
-    return "".join(f'#include "core/{p.name}"\n' for p in sorted(CORE_DIR.glob("*_math.h")))
+    return "".join(f'#include "kernels/{p.name}"\n' for p in sorted(KERNELS_DIR.glob("*_math.h")))
 
 
 def emit_cpu_kernels(rows: list[sch.OpRow]) -> str:

@@ -35,7 +35,7 @@ FIELDS = {"func", "doc", "derivative", "grad", "invoker", "variants", "tags", "o
 # A generated ("structured") op: kernel = {kind = ..., formula = ...} makes the
 # generator write its declaration, Tensor methods, op function, CPU and CUDA kernels
 # and Python bindings from the row; the formula (a function of opmath values,
-# EMBER_HOST_DEVICE, in a lib/core/*_math.h header) is all that is written by hand.
+# EMBER_HOST_DEVICE, in a lib/kernels/*_math.h header) is all that is written by hand.
 # Each kind is the signature it takes and what its op function checks:
 KERNEL_KINDS = {
     # float result; integer and bool inputs compute in the default float dtype (torch.acos)

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "core/element_types.h"
+#include "kernels/element_types.h"
 
 namespace ember {
 

@@ -1,13 +1,13 @@
 // interpolate's coordinate rules for one output index (PyTorch's ATen
 // UpSample.h), EMBER_HOST_DEVICE: the CPU's index tables
-// (lib/cpu/interpolate_index.h) and the CUDA kernels (lib/cuda/nn/interpolate*.cu)
+// (lib/kernels/interpolate_index.h) and the CUDA kernels (lib/cuda/nn/interpolate*.cu)
 // compute every source index and weight with these same functions.
 #pragma once
 #include <math.h>
 
 #include <cstdint>
 
-#include "core/exact_rounding.h"
+#include "kernels/exact_rounding.h"
 #include "ember/half.h"  // EMBER_HOST_DEVICE
 
 namespace ember {

@@ -8,8 +8,8 @@
 
 #include <cstdint>
 
-#include "core/element_types.h"
-#include "core/exact_rounding.h"
+#include "kernels/element_types.h"
+#include "kernels/exact_rounding.h"
 #include "ember/half.h"  // EMBER_HOST_DEVICE
 
 namespace ember {

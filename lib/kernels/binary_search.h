@@ -6,7 +6,7 @@
 #pragma once
 #include <cstdint>
 
-#include "core/element_types.h"
+#include "kernels/element_types.h"
 
 namespace ember {
 

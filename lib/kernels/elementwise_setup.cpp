@@ -1,7 +1,7 @@
 // Outputs and operands of the elementwise kernels, CPU and CUDA (Note [Elementwise kernels]).
-#include "ops/elementwise_setup.h"
+#include "kernels/elementwise_setup.h"
 
-#include "core/elementwise_math.h"
+#include "kernels/elementwise_math.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/views.h"
 

@@ -8,7 +8,7 @@
 
 #include "ember/tensor.h"
 
-namespace ember::cpu {
+namespace ember {
 
 // A matrix [rows, cols] (element strides rs, cs) is row-major with leading dimension
 // ld (trans false), or the transpose of a row-major [cols, rows] matrix with leading
@@ -32,4 +32,4 @@ inline BlasLayout matrix_layout(const Tensor& t) {  // t: [batch, rows, cols]
   return blas_layout(t.size(1), t.size(2), t.stride(1), t.stride(2));
 }
 
-}  // namespace ember::cpu
+}  // namespace ember

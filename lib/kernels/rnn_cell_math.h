@@ -11,7 +11,7 @@
 #pragma once
 #include <cmath>
 
-#include "core/elementwise_math.h"
+#include "kernels/elementwise_math.h"
 
 // Forced inline: the CPU kernels' loops vectorize only when every call in them is
 // inlined, and GCC's inliner gives up in a file with this many instantiations.

@@ -8,8 +8,8 @@
 #include <limits>
 #include <type_traits>
 
-#include "core/element_types.h"
-#include "core/elementwise_math.h"
+#include "kernels/element_types.h"
+#include "kernels/elementwise_math.h"
 
 namespace ember {
 

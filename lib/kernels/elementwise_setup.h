@@ -16,8 +16,8 @@
 //   4. runs its loop: unary_loop / binary_loop (cpu/elementwise.h) or gpu_kernel
 //      (cuda/loops.cuh).
 #pragma once
-#include "core/elementwise_math.h"
-#include "cpu/dtype_dispatch.h"
+#include "kernels/elementwise_math.h"
+#include "kernels/dtype_dispatch.h"
 #include "dispatch/dispatcher.h"
 #include "ember/tensor.h"
 

@@ -1,15 +1,15 @@
 // The per-element formulas of the elementwise ops, shared by the CPU kernels
 // (lib/cpu/) and the CUDA kernels (lib/cuda/elementwise/) so that both backends
 // compute each element alike. They take opmath values (float for float16 and
-// bfloat16, core/element_types.h); integer arithmetic is in core/int_math.h.
+// bfloat16, kernels/element_types.h); integer arithmetic is in kernels/int_math.h.
 // (The CPU's dense float32 rows use the vectorizable versions of cpu/vec_math.h.)
 #pragma once
 #include <cmath>
 #include <limits>
 #include <type_traits>
 
-#include "core/element_types.h"
-#include "core/int_math.h"
+#include "kernels/element_types.h"
+#include "kernels/int_math.h"
 
 namespace ember {
 

@@ -6,7 +6,7 @@
 #include "ember/tensor.h"
 #include "ops/index_geometry.h"
 
-namespace ember::cpu {
+namespace ember {
 
 struct IndexViews {
   Tensor self_view;     // self over g.result_shape, stride 0 along the index dims
@@ -17,4 +17,4 @@ struct IndexViews {
 // from self's storage offset (sum over the indexed dims of index * stride).
 IndexViews index_views(const Tensor& self, const Tensor& offsets, const AdvancedIndexGeometry& g);
 
-}  // namespace ember::cpu
+}  // namespace ember

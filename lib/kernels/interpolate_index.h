@@ -1,4 +1,4 @@
-// interpolate's index tables (coordinate rules: core/interpolate_coords.h), shared by the
+// interpolate's index tables (coordinate rules: kernels/interpolate_coords.h), shared by the
 // forward (interpolate.cpp) and backward (interpolate_backward.cpp) kernels so
 // that the gradient scatters exactly where the forward gathered.
 #pragma once
@@ -6,10 +6,10 @@
 #include <cmath>
 #include <vector>
 
-#include "core/interpolate_coords.h"
+#include "kernels/interpolate_coords.h"
 #include "dispatch/op_call.h"
 
-namespace ember::cpu {
+namespace ember {
 
 // scale = input / output, or 1 / scale_factor when the user gave one.
 template <typename T>
@@ -18,7 +18,7 @@ inline T compute_scale(int64_t in, int64_t out, const Attr& scale) {
   return static_cast<T>(in) / static_cast<T>(out);
 }
 
-// The source index of every output index (core/interpolate_coords.h); the
+// The source index of every output index (kernels/interpolate_coords.h); the
 // shortcuts are those of PyTorch's 2-d kernel only. That shows only with a
 // scale_factor that leaves a dim's size unchanged (in 2, scale 1.3: out 2,
 // indices [0, 1] in 2-d but [0, 0] in 1-d and 3-d), and ember follows it.
@@ -60,4 +60,4 @@ inline LinearTable<Acc> linear_table(int64_t in, int64_t out, bool align_corners
   return t;
 }
 
-}  // namespace ember::cpu
+}  // namespace ember

@@ -4,7 +4,7 @@
 // contiguous copy, and a non-contiguous parameter or state tensor is updated in
 // a contiguous copy that write_back() copies into it (on the operands' device).
 #pragma once
-#include "cpu/dtype_dispatch.h"
+#include "kernels/dtype_dispatch.h"
 #include "dispatch/op_call.h"
 #include "ember/ops/views.h"
 
@@ -13,10 +13,10 @@
   switch (dtype) {                                              \
     EMBER_DTYPE_CASE(Float32, float, __VA_ARGS__)               \
     EMBER_DTYPE_CASE(Float64, double, __VA_ARGS__)              \
-    default: ::ember::cpu::throw_unsupported_dtype(op, dtype);  \
+    default: ::ember::throw_unsupported_dtype(op, dtype);  \
   }
 
-namespace ember::cpu {
+namespace ember {
 
 class DenseOperands {
  public:
@@ -43,4 +43,4 @@ class DenseOperands {
   SmallVector<Tensor, 6> dense_;
 };
 
-}  // namespace ember::cpu
+}  // namespace ember

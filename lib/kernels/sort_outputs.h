@@ -4,7 +4,7 @@
 #pragma once
 #include "dispatch/dispatcher.h"
 
-namespace ember::cpu {
+namespace ember {
 
 // Writes the first `keep` elements of each slice of self along dim, in order
 // (descending: largest first; Note [NaN order]; ties: lower index first), and
@@ -16,4 +16,4 @@ using SortSlicesFn = void (*)(const Tensor& values, const Tensor& indices, const
 // sort (topk = false: attrs dim, descending) or topk (attrs k, dim, largest).
 void sort_or_topk(OpCall& c, bool topk, SortSlicesFn slices);
 
-}  // namespace ember::cpu
+}  // namespace ember

@@ -12,7 +12,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "core/element_types.h"
+#include "kernels/element_types.h"
 
 namespace ember {
 

@@ -1,14 +1,23 @@
 // pad's index rule per dim (output index -> source index, -1 for the
 // constant), EMBER_HOST_DEVICE: shared by the CPU kernels (lib/cpu/pad.cpp,
-// pad_backward.cpp, through cpu/pad_index.h) and the CUDA kernels (lib/cuda/nn/pad.cu).
+// pad_backward.cpp) and the CUDA kernels (lib/cuda/nn/pad.cu).
 #pragma once
 #include <cstdint>
+#include <string>
 
 #include "ember/half.h"  // EMBER_HOST_DEVICE
 
 namespace ember {
 
 enum class PadMode : int { Constant, Reflect, Replicate, Circular };
+
+// The mode named by pad's attr ("constant", "reflect", "replicate", "circular").
+inline PadMode pad_mode(const std::string& mode) {
+  if (mode == "constant") return PadMode::Constant;
+  if (mode == "replicate") return PadMode::Replicate;
+  if (mode == "circular") return PadMode::Circular;
+  return PadMode::Reflect;
+}
 
 // Source index of output index o along a dim of `size` padded by (left, right).
 EMBER_HOST_DEVICE inline int64_t pad_source(int64_t o, int64_t size, int64_t left, int64_t right, PadMode mode) {
@@ -26,6 +35,11 @@ EMBER_HOST_DEVICE inline int64_t pad_source(int64_t o, int64_t size, int64_t lef
   // reflect (about the edge elements, which are not repeated); pad < size.
   if (j < 0) return -j;
   return 2 * (size - 1) - j;
+}
+
+// The same, with the mode by name (host side).
+inline int64_t pad_source(int64_t o, int64_t size, int64_t left, int64_t right, const std::string& mode) {
+  return pad_source(o, size, left, right, pad_mode(mode));
 }
 
 }  // namespace ember

@@ -1,25 +1,33 @@
 // Switching on a dtype inside a kernel: the body is instantiated once per C++
 // element type, with `scalar_t` naming it. Float16 and bfloat16 compute in
-// float (opmath_t, core/element_types.h), as PyTorch does. The CUDA kernels
+// float (opmath_t, kernels/element_types.h), as PyTorch does. The CUDA kernels
 // switch with the same macros (on the host, before a launch).
 #pragma once
+#include <cstdint>
 #include <type_traits>
 
-#include "core/element_types.h"
+#include "kernels/element_types.h"
 #include "ember/dtype.h"
 #include "ember/error.h"
 
-namespace ember::cpu {
+namespace ember {
 
-// opmath_t, is_float_v and convert come from core/element_types.h (shared with CUDA).
-using ::ember::convert;
-using ::ember::is_float_v;
-using ::ember::is_reduced_float_v;
-using ::ember::opmath_t;
-
+// "op: not implemented for dtype X" (NotImplementedError), the switches' default.
 [[noreturn]] void throw_unsupported_dtype(const char* op, DType dtype);
 
-}  // namespace ember::cpu
+// f(T{}) with T an unsigned type of the given byte size: for kernels that only
+// move elements, one instantiation serves every dtype of that size.
+template <typename F>
+void with_element_size(int64_t size, const F& f) {
+  switch (size) {
+    case 1: f(uint8_t{}); break;
+    case 2: f(uint16_t{}); break;
+    case 4: f(uint32_t{}); break;
+    default: f(uint64_t{}); break;
+  }
+}
+
+}  // namespace ember
 
 #define EMBER_DTYPE_CASE(enumerator, type, ...) \
   case ::ember::DType::enumerator: {            \
@@ -48,7 +56,7 @@ using ::ember::opmath_t;
     EMBER_DTYPE_CASE(Bool, bool, __VA_ARGS__)                   \
     EMBER_INT_CASES(__VA_ARGS__)                                \
     EMBER_FLOAT_CASES(__VA_ARGS__)                              \
-    default: ::ember::cpu::throw_unsupported_dtype(op, dtype);  \
+    default: ::ember::throw_unsupported_dtype(op, dtype);  \
   }
 
 // Every type but bool.
@@ -56,13 +64,13 @@ using ::ember::opmath_t;
   switch (dtype) {                                              \
     EMBER_INT_CASES(__VA_ARGS__)                                \
     EMBER_FLOAT_CASES(__VA_ARGS__)                              \
-    default: ::ember::cpu::throw_unsupported_dtype(op, dtype);  \
+    default: ::ember::throw_unsupported_dtype(op, dtype);  \
   }
 
 #define EMBER_DISPATCH_FLOATING(dtype, op, ...)                 \
   switch (dtype) {                                              \
     EMBER_FLOAT_CASES(__VA_ARGS__)                              \
-    default: ::ember::cpu::throw_unsupported_dtype(op, dtype);  \
+    default: ::ember::throw_unsupported_dtype(op, dtype);  \
   }
 
 // Integers and bool (bitwise ops).
@@ -70,5 +78,5 @@ using ::ember::opmath_t;
   switch (dtype) {                                              \
     EMBER_DTYPE_CASE(Bool, bool, __VA_ARGS__)                   \
     EMBER_INT_CASES(__VA_ARGS__)                                \
-    default: ::ember::cpu::throw_unsupported_dtype(op, dtype);  \
+    default: ::ember::throw_unsupported_dtype(op, dtype);  \
   }

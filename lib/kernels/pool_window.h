@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 
+#include "dispatch/op_call.h"
 #include "ember/half.h"  // EMBER_HOST_DEVICE
 
 namespace ember {
@@ -11,6 +12,19 @@ namespace ember {
 struct Window2d {
   int64_t kh, kw, sh, sw, ph, pw, dh = 1, dw = 1;
 };
+
+// The window from attrs kernel, stride, padding (and dilation) at `first`, first + 1, ...
+inline Window2d window_from(const OpCall& call, bool with_dilation, size_t first = 0) {
+  const DimVector &k = call.attr(first).to_ints(), &s = call.attr(first + 1).to_ints(),
+                  &p = call.attr(first + 2).to_ints();
+  Window2d w{k[0], k[1], s[0], s[1], p[0], p[1]};
+  if (with_dilation) {
+    const DimVector& d = call.attr(first + 3).to_ints();
+    w.dh = d[0];
+    w.dw = d[1];
+  }
+  return w;
+}
 
 // Adaptive pooling: output index o of out covers input [start, end).
 EMBER_HOST_DEVICE inline int64_t adaptive_start(int64_t o, int64_t out, int64_t in) { return (o * in) / out; }

@@ -5,7 +5,7 @@
 #pragma once
 #include "ember/half.h"  // EMBER_HOST_DEVICE
 
-namespace ember::cpu {
+namespace ember {
 
 template <typename O>
 EMBER_HOST_DEVICE inline O lerp_value(O start, O end, O w) {
@@ -14,4 +14,4 @@ EMBER_HOST_DEVICE inline O lerp_value(O start, O end, O w) {
   return (w < O(0.5) && w > O(-0.5)) ? start + w * diff : end - diff * (O(1) - w);
 }
 
-}  // namespace ember::cpu
+}  // namespace ember

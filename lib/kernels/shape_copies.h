@@ -4,9 +4,9 @@
 #pragma once
 #include "dispatch/dispatcher.h"
 
-namespace ember::cpu {
+namespace ember {
 
 void cat_kernel(OpCall& c);
 void flip_kernel(OpCall& c);
 
-}  // namespace ember::cpu
+}  // namespace ember
