@@ -16,10 +16,6 @@
 namespace ember::cpu {
 namespace {
 
-DType param_grad_dtype(const Tensor& param, const Tensor& input) {
-  return param.defined() ? param.dtype() : input.dtype();
-}
-
 // Rows to give each thread so that it gets about `elems` elements.
 inline int64_t rows_grain(int64_t row_len, int64_t elems = kGrainSize / 2) {
   return std::max<int64_t>(1, elems / std::max<int64_t>(row_len, 1));

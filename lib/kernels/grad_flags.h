@@ -1,5 +1,6 @@
 // The gradient mask of the nn backward ops (conv, the norms, embedding): which
-// of their outputs the caller needs, read alike by every device's kernels.
+// of their outputs the caller needs, and the parameters' gradient dtype, read
+// alike by every device's kernels.
 #pragma once
 #include "dispatch/op_call.h"
 
@@ -13,6 +14,12 @@ struct GradFlags {
 inline GradFlags grad_flags(const Attr& a) {
   const DimVector& m = a.to_ints();
   return {m[0] != 0, m[1] != 0, m[2] != 0};
+}
+
+// The dtype of a parameter's gradient: the parameter's, or the input's when the
+// parameter is None (a gradient asked for an absent affine parameter).
+inline DType param_grad_dtype(const Tensor& param, const Tensor& input) {
+  return param.defined() ? param.dtype() : input.dtype();
 }
 
 }  // namespace ember

@@ -22,11 +22,6 @@ namespace ember::cuda::norm {
 
 namespace {
 
-
-DType param_grad_dtype(const Tensor& param, const Tensor& input) {
-  return param.defined() ? param.dtype() : input.dtype();
-}
-
 // Part p = blockIdx.y (of gridDim.y) of segment k = blockIdx.x: the sums over its
 // share of the segment's values of g and of g (x - mean), into s_out[k * parts + p]
 // and dot_out[k * parts + p]. g = dy (times w[j], the weight of the j-th value, when
