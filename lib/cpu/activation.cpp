@@ -4,6 +4,7 @@
 #include "kernels/elementwise_math.h"
 #include "cpu/unary_helpers.h"
 #include "cpu/vec_math.h"
+#include "dispatch/args/elementwise.h"
 #include "dispatch/op_ids/elementwise.h"
 
 namespace ember::cpu {
@@ -17,7 +18,8 @@ void relu_kernel(OpCall& c) {
 // x Phi(x), as x erfc(-x / sqrt 2) / 2 (no cancellation in the negative tail); the
 // tanh form as x sigmoid(2u), which is x (1 + tanh u) / 2 without cancellation.
 void gelu_kernel(OpCall& c) {
-  if (c.attr(0).to_string() == "tanh") {
+  const GeluArgs a = GeluArgs::from(c);
+  if (a.approximate == "tanh") {
     float_unary(c, [](auto x) { return gelu_tanh_value(x); }, [](float x) { return vec::gelu_tanh(x); });
   } else {
     float_unary(c, [](auto x) { return gelu_value(x); }, [](float x) { return vec::gelu(x); });
@@ -30,7 +32,8 @@ void silu_kernel(OpCall& c) {
 
 // log(1 + exp(beta x)) / beta, or x itself where beta x > threshold (PyTorch's formula).
 void softplus_kernel(OpCall& c) {
-  double beta = c.attr(0).to_double(), threshold = c.attr(1).to_double();
+  const SoftplusArgs a = SoftplusArgs::from(c);
+  double beta = a.beta.to_double(), threshold = a.threshold.to_double();
   float_unary(c, [beta, threshold](auto x) {
     using T = decltype(x);
     return softplus_value(x, static_cast<T>(beta), static_cast<T>(threshold));
@@ -42,7 +45,8 @@ void softplus_kernel(OpCall& c) {
 }
 
 void leaky_relu_kernel(OpCall& c) {
-  double slope = c.attr(0).to_double();
+  const LeakyReluArgs a = LeakyReluArgs::from(c);
+  double slope = a.negative_slope.to_double();
   float_unary(c, [slope](auto x) {
     using T = decltype(x);
     return leaky_relu_value(x, static_cast<T>(slope));

@@ -26,7 +26,8 @@ void elu_kernel(OpCall& c) {
 
 // Bounds are converted to self's opmath type (truncated for an integer self, as torch).
 void hardtanh_kernel(OpCall& c) {
-  double lo = c.attr(0).to_double(), hi = c.attr(1).to_double();
+  const HardtanhArgs a = HardtanhArgs::from(c);
+  double lo = a.min_val.to_double(), hi = a.max_val.to_double();
   same_dtype_unary<false>(c, [lo, hi](auto x) {
     using T = decltype(x);
     return hardtanh_value(x, saturating_bound<T>(lo), saturating_bound<T>(hi));
@@ -35,15 +36,18 @@ void hardtanh_kernel(OpCall& c) {
 
 // lambd is rounded to self's dtype first, as torch compares in it.
 void softshrink_kernel(OpCall& c) {
-  double lambd = rounded_to(c.in(0).dtype(), c.attr(0).to_double());
+  const SoftshrinkArgs a = SoftshrinkArgs::from(c);
+  double lambd = rounded_to(c.in(0).dtype(), a.lambd.to_double());
   float_unary(c, [lambd](auto x) { return softshrink_value(x, static_cast<decltype(x)>(lambd)); });
 }
 void hardshrink_kernel(OpCall& c) {
-  double lambd = rounded_to(c.in(0).dtype(), c.attr(0).to_double());
+  const HardshrinkArgs a = HardshrinkArgs::from(c);
+  double lambd = rounded_to(c.in(0).dtype(), a.lambd.to_double());
   float_unary(c, [lambd](auto x) { return hardshrink_value(x, static_cast<decltype(x)>(lambd)); });
 }
 void threshold_kernel(OpCall& c) {
-  double threshold = c.attr(0).to_double(), value = c.attr(1).to_double();
+  const ThresholdArgs a = ThresholdArgs::from(c);
+  double threshold = a.threshold.to_double(), value = a.value.to_double();
   same_dtype_unary<false>(c, [threshold, value](auto x) {
     using T = decltype(x);
     return threshold_value(x, saturating_bound<T>(threshold), saturating_bound<T>(value));
@@ -55,14 +59,16 @@ void elu_backward_kernel(OpCall& c) {
   float_unary_backward(c, [k](auto g, auto x) { return elu_grad(g, x, k.template as<decltype(x)>()); });
 }
 void hardtanh_backward_kernel(OpCall& c) {
-  double lo = c.attr(0).to_double(), hi = c.attr(1).to_double();
+  const HardtanhBackwardArgs a = HardtanhBackwardArgs::from(c);
+  double lo = a.min_val.to_double(), hi = a.max_val.to_double();
   float_unary_backward(c, [lo, hi](auto g, auto x) {
     using T = decltype(x);
     return hardtanh_grad(g, x, static_cast<T>(lo), static_cast<T>(hi));
   });
 }
 void hardshrink_backward_kernel(OpCall& c) {
-  double lambd = rounded_to(c.in(1).dtype(), c.attr(0).to_double());
+  const HardshrinkBackwardArgs a = HardshrinkBackwardArgs::from(c);
+  double lambd = rounded_to(c.in(1).dtype(), a.lambd.to_double());
   float_unary_backward(c, [lambd](auto g, auto x) { return shrink_grad(g, x, static_cast<decltype(x)>(lambd)); });
 }
 

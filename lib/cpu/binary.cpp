@@ -5,6 +5,7 @@
 
 #include "kernels/elementwise_math.h"
 #include "cpu/elementwise.h"
+#include "dispatch/args/elementwise.h"
 #include "dispatch/op_ids/elementwise.h"
 
 namespace ember::cpu {
@@ -17,8 +18,7 @@ void run(const BinarySetup& s, const F& f) {
 }
 
 // add and sub: self +- alpha * other. Integers wrap around on overflow.
-void add_sub(OpCall& c, bool subtract) {
-  Scalar alpha = c.attr(0).to_scalar();
+void add_sub(OpCall& c, const Scalar& alpha, bool subtract) {
   DType dt = result_type(c.in(0), c.in(1));
   BinarySetup s = setup_binary(c, dt, dt);
   bool unit = alpha.to_double() == 1.0;
@@ -32,8 +32,8 @@ void add_sub(OpCall& c, bool subtract) {
   });
   s.output.finish();
 }
-void add_kernel(OpCall& c) { add_sub(c, false); }
-void sub_kernel(OpCall& c) { add_sub(c, true); }
+void add_kernel(OpCall& c) { add_sub(c, AddArgs::from(c).alpha, false); }
+void sub_kernel(OpCall& c) { add_sub(c, SubArgs::from(c).alpha, true); }
 
 void mul_kernel(OpCall& c) {
   DType dt = result_type(c.in(0), c.in(1));
@@ -70,9 +70,9 @@ void div_rounding(const BinarySetup& s, bool floor, ZeroDivision& zero) {
 }
 
 void div_kernel(OpCall& c) {
-  const Attr& mode = c.attr(0);
+  const DivArgs a = DivArgs::from(c);
   DType common = result_type(c.in(0), c.in(1));
-  if (mode.is_none()) {  // true division: integers divide as floats
+  if (!a.rounding_mode) {  // true division: integers divide as floats
     DType dt = is_floating(common) ? common : default_dtype();
     BinarySetup s = setup_binary(c, dt, dt);
     EMBER_DISPATCH_FLOATING(dt, "div", [&] {
@@ -81,7 +81,7 @@ void div_kernel(OpCall& c) {
     });
     return s.output.finish();
   }
-  bool floor = mode.to_string() == "floor";
+  bool floor = *a.rounding_mode == "floor";
   BinarySetup s = setup_binary(c, common, common);
   ZeroDivision zero;
   EMBER_DISPATCH_NUMERIC(common, "div", [&] { div_rounding<scalar_t>(s, floor, zero); });
@@ -118,9 +118,10 @@ void modulo_kernel(OpCall& c) {
 void threshold_backward_kernel(OpCall& c) {
   DType dt = c.in(0).dtype();
   BinarySetup s = setup_binary(c, dt, dt);
+  const ThresholdBackwardArgs a = ThresholdBackwardArgs::from(c);
   EMBER_DISPATCH_FLOATING(dt, c.name(), [&] {
     using O = opmath_t<scalar_t>;
-    O threshold = c.attr(0).to_scalar().to<O>();
+    O threshold = a.threshold.to<O>();
     run<scalar_t>(s, [threshold](O g, O x) { return x > threshold ? g : O(0); });
   });
   s.output.finish();

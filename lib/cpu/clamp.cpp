@@ -5,6 +5,7 @@
 #include "kernels/elementwise_math.h"
 #include "cpu/unary_helpers.h"
 #include "ember/ops/views.h"
+#include "dispatch/args/elementwise.h"
 #include "dispatch/op_ids/elementwise.h"
 
 namespace ember::cpu {
@@ -38,19 +39,16 @@ void nan_to_num_kernel(OpCall& c) {
   const Tensor& self = c.in(0);
   if (!is_floating(self.dtype()))  // nothing to replace: a copy
     return same_dtype_unary<true>(c, [](auto x) { return x; });
-  std::optional<double> nan, posinf, neginf;
-  if (!c.attr(0).is_none()) nan = c.attr(0).to_double();
-  if (!c.attr(1).is_none()) posinf = c.attr(1).to_double();
-  if (!c.attr(2).is_none()) neginf = c.attr(2).to_double();
+  const NanToNumArgs a = NanToNumArgs::from(c);
   ElementwiseOutput o = prepare_output(c, self.sizes(), self.dtype());
   Tensor in = prepare_operand(self, self.dtype(), o.out);
   EMBER_DISPATCH_FLOATING(self.dtype(), "nan_to_num", [&] {
     using T = scalar_t;
     using O = opmath_t<T>;
     O big = max_finite<T>();
-    O n = static_cast<O>(nan.value_or(0.0));
-    O p = posinf ? static_cast<O>(*posinf) : big;
-    O m = neginf ? static_cast<O>(*neginf) : -big;
+    O n = static_cast<O>(a.nan.value_or(0.0));
+    O p = a.posinf ? static_cast<O>(*a.posinf) : big;
+    O m = a.neginf ? static_cast<O>(*a.neginf) : -big;
     unary_loop(o.out, in, [n, p, m](T v) -> T { return convert<T>(nan_to_num_value(O(v), n, p, m)); });
   });
   o.finish();

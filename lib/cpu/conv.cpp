@@ -10,6 +10,8 @@
 // stacked side by side instead, so each product is wide enough to run at full
 // speed. float16/bfloat16 compute in float32; integers use the reference gemm.
 #include "cpu/conv_common.h"
+#include "dispatch/args/linalg.h"
+#include "dispatch/args/nn_backward.h"
 #include "dispatch/op_ids/linalg.h"
 #include "dispatch/op_ids/nn_backward.h"
 
@@ -158,13 +160,12 @@ void conv_transpose2d_typed(const Tensor& x, const Tensor& w, const Tensor& bias
 // attrs stride, padding, dilation (pairs), groups. Arguments are checked by ember::conv2d.
 void conv2d_kernel(OpCall& call) {
   const Tensor &x = call.in(0), &w = call.in(1);
-  const DimVector &st = call.attr(0).to_ints(), &pad = call.attr(1).to_ints(),
-                  &dil = call.attr(2).to_ints();
-  int64_t groups = call.attr(3).to_int();
-  int64_t oh = (x.size(2) + 2 * pad[0] - dil[0] * (w.size(2) - 1) - 1) / st[0] + 1;
-  int64_t ow = (x.size(3) + 2 * pad[1] - dil[1] * (w.size(3) - 1) - 1) / st[1] + 1;
-  ConvArgs a{x.size(0), groups, x.size(1) / groups, w.size(0) / groups,
-             geometry(x.size(1) / groups, x.size(2), x.size(3), w, st, pad, dil, oh, ow)};
+  const Conv2dArgs args = Conv2dArgs::from(call);
+  int64_t oh = (x.size(2) + 2 * args.padding[0] - args.dilation[0] * (w.size(2) - 1) - 1) / args.stride[0] + 1;
+  int64_t ow = (x.size(3) + 2 * args.padding[1] - args.dilation[1] * (w.size(3) - 1) - 1) / args.stride[1] + 1;
+  ConvArgs a{x.size(0), args.groups, x.size(1) / args.groups, w.size(0) / args.groups,
+             geometry(x.size(1) / args.groups, x.size(2), x.size(3), w, args.stride, args.padding, args.dilation,
+                      oh, ow)};
   run_conv(call, {x.size(0), w.size(0), oh, ow}, "conv2d", [&](auto tag, const Tensor& xc,
            const Tensor& wc, const Tensor& bc, const Tensor& y) {
     conv2d_typed<decltype(tag)>(xc, wc, bc, y, a);
@@ -175,15 +176,15 @@ void conv2d_kernel(OpCall& call) {
 // attrs stride, padding, output_padding, groups, dilation.
 void conv_transpose2d_kernel(OpCall& call) {
   const Tensor &x = call.in(0), &w = call.in(1);
-  const DimVector &st = call.attr(0).to_ints(), &pad = call.attr(1).to_ints(),
-                  &opad = call.attr(2).to_ints(), &dil = call.attr(4).to_ints();
-  int64_t groups = call.attr(3).to_int();
-  int64_t oh = (x.size(2) - 1) * st[0] - 2 * pad[0] + dil[0] * (w.size(2) - 1) + opad[0] + 1;
-  int64_t ow = (x.size(3) - 1) * st[1] - 2 * pad[1] + dil[1] * (w.size(3) - 1) + opad[1] + 1;
+  const ConvTranspose2dArgs args = ConvTranspose2dArgs::from(call);
+  int64_t oh = (x.size(2) - 1) * args.stride[0] - 2 * args.padding[0] + args.dilation[0] * (w.size(2) - 1) +
+               args.output_padding[0] + 1;
+  int64_t ow = (x.size(3) - 1) * args.stride[1] - 2 * args.padding[1] + args.dilation[1] * (w.size(3) - 1) +
+               args.output_padding[1] + 1;
   int64_t out_per_group = w.size(1);
-  ConvArgs a{x.size(0), groups, x.size(1) / groups, out_per_group,
-             geometry(out_per_group, oh, ow, w, st, pad, dil, x.size(2), x.size(3))};
-  run_conv(call, {x.size(0), out_per_group * groups, oh, ow}, "conv_transpose2d",
+  ConvArgs a{x.size(0), args.groups, x.size(1) / args.groups, out_per_group,
+             geometry(out_per_group, oh, ow, w, args.stride, args.padding, args.dilation, x.size(2), x.size(3))};
+  run_conv(call, {x.size(0), out_per_group * args.groups, oh, ow}, "conv_transpose2d",
            [&](auto tag, const Tensor& xc, const Tensor& wc, const Tensor& bc, const Tensor& y) {
              conv_transpose2d_typed<decltype(tag)>(xc, wc, bc, y, a);
            });
@@ -194,12 +195,12 @@ void conv_transpose2d_kernel(OpCall& call) {
 // conv_transpose2d of grad_output (no bias), its output size given.
 void conv2d_backward_input_kernel(OpCall& call) {
   const Tensor &go = call.in(0), &w = call.in(1);
-  const DimVector &size = call.attr(0).to_ints(), &st = call.attr(1).to_ints(),
-                  &pad = call.attr(2).to_ints(), &dil = call.attr(3).to_ints();
-  int64_t groups = call.attr(4).to_int(), out_per_group = w.size(1);
-  ConvArgs a{go.size(0), groups, go.size(1) / groups, out_per_group,
-             geometry(out_per_group, size[2], size[3], w, st, pad, dil, go.size(2), go.size(3))};
-  run_conv(call, size, "conv2d_backward_input",
+  const Conv2dBackwardInputArgs args = Conv2dBackwardInputArgs::from(call);
+  int64_t out_per_group = w.size(1);
+  ConvArgs a{go.size(0), args.groups, go.size(1) / args.groups, out_per_group,
+             geometry(out_per_group, args.input_size[2], args.input_size[3], w, args.stride, args.padding,
+                      args.dilation, go.size(2), go.size(3))};
+  run_conv(call, args.input_size, "conv2d_backward_input",
            [&](auto tag, const Tensor& gc, const Tensor& wc, const Tensor& none, const Tensor& y) {
              conv_transpose2d_typed<decltype(tag)>(gc, wc, none, y, a);
            });

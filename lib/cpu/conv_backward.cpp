@@ -12,6 +12,7 @@
 // another with im2col and BLAS threaded.
 #include "cpu/conv_common.h"
 #include "cpu/parallel.h"
+#include "dispatch/args/nn_backward.h"
 #include "dispatch/op_ids/nn_backward.h"
 
 namespace ember::cpu {
@@ -95,13 +96,12 @@ void conv2d_backward_weight_typed(const T* go, const T* x, T* gw, const ConvArgs
 // attrs weight_size [C_out, C_in/groups, kh, kw], stride, padding, dilation, groups.
 void conv2d_backward_weight_kernel(OpCall& call) {
   const Tensor &go = call.in(0), &x = call.in(1);
-  const DimVector &size = call.attr(0).to_ints(), &st = call.attr(1).to_ints(),
-                  &pad = call.attr(2).to_ints(), &dil = call.attr(3).to_ints();
-  int64_t groups = call.attr(4).to_int();
-  ConvGeometry g{size[1], x.size(2), x.size(3), size[2], size[3], st[0], st[1], pad[0], pad[1],
-                 dil[0], dil[1], go.size(2), go.size(3)};
-  ConvArgs a{x.size(0), groups, size[1], size[0] / groups, g};
-  run_conv(call, size, "conv2d_backward_weight",
+  const Conv2dBackwardWeightArgs args = Conv2dBackwardWeightArgs::from(call);
+  ConvGeometry g{args.weight_size[1], x.size(2), x.size(3), args.weight_size[2], args.weight_size[3],
+                 args.stride[0], args.stride[1], args.padding[0], args.padding[1], args.dilation[0],
+                 args.dilation[1], go.size(2), go.size(3)};
+  ConvArgs a{x.size(0), args.groups, args.weight_size[1], args.weight_size[0] / args.groups, g};
+  run_conv(call, args.weight_size, "conv2d_backward_weight",
            [&](auto tag, const Tensor& gc, const Tensor& xc, const Tensor&, const Tensor& gw) {
              using T = decltype(tag);
              conv2d_backward_weight_typed<T>(static_cast<const T*>(gc.data_ptr()),

@@ -6,6 +6,7 @@
 #include "kernels/philox.h"
 #include "kernels/dtype_dispatch.h"
 #include "cpu/parallel.h"
+#include "dispatch/args/nn.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn.h"
 #include "ember/generator.h"
@@ -17,7 +18,7 @@ namespace {
 
 void dropout_kernel(OpCall& c) {
   const Tensor& input = c.in(0);
-  const double p = c.attr(0).to_double();
+  const DropoutArgs a = DropoutArgs::from(c);
   const bool preset = c.has_preset_output();
   Tensor out = preset ? c.outputs[0] : empty(input.sizes(), TensorOptions(input.dtype()));
   Tensor x = input.contiguous();
@@ -27,8 +28,8 @@ void dropout_kernel(OpCall& c) {
   const PhiloxState stream = default_generator().reserve(static_cast<uint64_t>(groups));
   const uint64_t key = stream.seed, offset = stream.offset;
   // keep when the 32-bit word >= p * 2^32: probability 1 - p (p = 1 keeps nothing).
-  const uint64_t threshold = philox_sample::dropout_threshold(p);
-  const double scale = p < 1.0 ? 1.0 / (1.0 - p) : 0.0;
+  const uint64_t threshold = philox_sample::dropout_threshold(a.p);
+  const double scale = a.p < 1.0 ? 1.0 / (1.0 - a.p) : 0.0;
   EMBER_DISPATCH_FLOATING(input.dtype(), "dropout", [&] {
     using acc_t = opmath_t<scalar_t>;
     const scalar_t* xp = static_cast<const scalar_t*>(x.data_ptr());

@@ -6,6 +6,7 @@
 #include "kernels/dtype_dispatch.h"
 #include "cpu/loops.h"
 #include "cpu/nn_common.h"
+#include "dispatch/args/nn_backward.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn_backward.h"
 #include "ember/ops/factories.h"
@@ -25,11 +26,11 @@ void dropout_backward_kernel(OpCall& c) {
   // The mask is native_dropout's (contiguous): a strided grad is copied, which
   // beats a strided loop.
   const Tensor g = mask.is_contiguous() ? c.in(0).contiguous() : c.in(0);
-  const double scale = c.attr(0).to_double();
+  const DropoutBackwardArgs a = DropoutBackwardArgs::from(c);
   Tensor out = empty(g.sizes(), TensorOptions(g.dtype()));
   EMBER_DISPATCH_FLOATING(g.dtype(), "native_dropout_backward", [&] {
     using acc_t = opmath_t<scalar_t>;
-    const acc_t s = static_cast<acc_t>(scale);
+    const acc_t s = static_cast<acc_t>(a.scale);
     if (g.is_contiguous() && mask.is_contiguous()) {
       const scalar_t* gp = static_cast<const scalar_t*>(g.data_ptr());
       const uint8_t* mp = static_cast<const uint8_t*>(mask.data_ptr());  // bool: one byte, 0 or 1

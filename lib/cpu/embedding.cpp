@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "cpu/parallel.h"
+#include "dispatch/args/nn.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn.h"
 #include "ember/ops/factories.h"
@@ -54,7 +55,7 @@ void embedding_kernel(OpCall& c) {
 
 void one_hot_kernel(OpCall& c) {
   const Tensor idx = c.in(0).contiguous();
-  int64_t num_classes = c.attr(0).to_int();
+  int64_t num_classes = OneHotArgs::from(c).num_classes;
   const int64_t n = idx.numel();
   const int64_t* ip = static_cast<const int64_t*>(idx.data_ptr());
   int64_t lo = 0, hi = -1;

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "cpu/nn_backward_common.h"
+#include "dispatch/args/nn_backward.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn_backward.h"
 
@@ -84,15 +85,17 @@ void embedding_backward_impl(const Tensor& g, const Index* idx, int64_t n, int64
 
 void embedding_backward_kernel(OpCall& c) {
   const Tensor idx = c.in(1).contiguous();
-  const int64_t n = idx.numel(), rows = c.attr(0).to_int(), padding_idx = c.attr(1).to_int();
-  const bool by_freq = c.attr(2).to_bool();
+  const EmbeddingBackwardArgs a = EmbeddingBackwardArgs::from(c);
+  const int64_t n = idx.numel();
   const int64_t D = c.in(0).size(-1);
   const Tensor g = c.in(0).contiguous();
-  Tensor out = zeros({rows, D}, TensorOptions(g.dtype()));
+  Tensor out = zeros({a.num_weights, D}, TensorOptions(g.dtype()));
   if (idx.dtype() == kInt64)
-    embedding_backward_impl(g, static_cast<const int64_t*>(idx.data_ptr()), n, rows, padding_idx, by_freq, out);
+    embedding_backward_impl(g, static_cast<const int64_t*>(idx.data_ptr()), n, a.num_weights,
+                            a.padding_idx, a.scale_grad_by_freq, out);
   else
-    embedding_backward_impl(g, static_cast<const int32_t*>(idx.data_ptr()), n, rows, padding_idx, by_freq, out);
+    embedding_backward_impl(g, static_cast<const int32_t*>(idx.data_ptr()), n, a.num_weights,
+                            a.padding_idx, a.scale_grad_by_freq, out);
   c.outputs.push_back(out);
 }
 

@@ -3,6 +3,7 @@
 
 #include "kernels/dtype_dispatch.h"
 #include "cpu/loops.h"
+#include "dispatch/args/core.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/core.h"
 
@@ -11,9 +12,9 @@ namespace {
 
 void fill_kernel(OpCall& c) {
   const Tensor& self = c.outputs[0];
-  Scalar v = c.attr(0).to_scalar();
+  const FillArgs a = FillArgs::from(c);
   EMBER_DISPATCH_ALL(self.dtype(), "fill_", [&] {
-    scalar_t value = v.to<scalar_t>();
+    scalar_t value = a.value.to<scalar_t>();
     cpu_kernel(self, {}, [value]() -> scalar_t { return value; });
   });
 }
@@ -30,15 +31,15 @@ void fill_indexed(const Tensor& out, const F& f) {
 
 void arange_kernel(OpCall& c) {
   const Tensor& out = c.outputs[0];
-  Scalar start = c.attr(0).to_scalar(), step = c.attr(1).to_scalar();
+  const ArangeArgs a = ArangeArgs::from(c);
   EMBER_DISPATCH_NUMERIC(out.dtype(), "arange", [&] {
     if constexpr (is_float_v<scalar_t>) {
-      double s = start.to_double(), st = step.to_double();
+      double s = a.start.to_double(), st = a.step.to_double();
       fill_indexed<scalar_t>(out, [=](int64_t i) { return scalar_t(s + st * double(i)); });
     } else {
-      int64_t s = start.to_int(), st = step.to_int();
-      if (start.is_float() || step.is_float()) {
-        double sd = start.to_double(), std_ = step.to_double();
+      int64_t s = a.start.to_int(), st = a.step.to_int();
+      if (a.start.is_float() || a.step.is_float()) {
+        double sd = a.start.to_double(), std_ = a.step.to_double();
         fill_indexed<scalar_t>(out, [=](int64_t i) { return static_cast<scalar_t>(sd + std_ * double(i)); });
       } else {
         fill_indexed<scalar_t>(out, [=](int64_t i) { return static_cast<scalar_t>(s + st * i); });
@@ -51,7 +52,8 @@ void arange_kernel(OpCall& c) {
 // from end, so both ends are exact.
 void linspace_kernel(OpCall& c) {
   const Tensor& out = c.outputs[0];
-  double s = c.attr(0).to_double(), e = c.attr(1).to_double();
+  const LinspaceArgs a = LinspaceArgs::from(c);
+  double s = a.start.to_double(), e = a.end.to_double();
   int64_t n = out.numel();
   double step = n > 1 ? (e - s) / double(n - 1) : 0.0;
   int64_t half = n / 2;

@@ -13,6 +13,7 @@
 #include "kernels/index_plan.h"
 #include "cpu/loops.h"
 #include "ember/ops/factories.h"
+#include "dispatch/args/shape_index.h"
 #include "dispatch/op_ids/shape_index.h"
 
 namespace ember::cpu {
@@ -102,11 +103,11 @@ void index_kernel(OpCall& c) {
 void index_put_kernel(OpCall& c) {
   const Tensor& self = c.outputs[0];
   const Tensor& values = c.in(1);
-  const bool accumulate = c.attr(0).to_bool();
+  const IndexPutArgs a = IndexPutArgs::from(c);
   IndexPlan plan = plan_index(self, index_tensors(c, 2));
   if (plan.self_view.numel() == 0) return;
   auto g = make_geometry<3>(plan.self_view, {&values, &plan.offsets_view});
-  if (!accumulate) {
+  if (!a.accumulate) {
     with_element_size(self.element_size(), [&](auto tag) {
       using T = decltype(tag);
       for_each_row<3>(g, kGrainSize, [](char** p, const int64_t* s, int64_t n) {
@@ -215,9 +216,9 @@ void nonzero_kernel(OpCall& c) {
 void masked_fill_kernel(OpCall& c) {
   const Tensor& self = c.outputs[0];
   const Tensor& mask = c.in(1);
-  Scalar v = c.attr(0).to_scalar();
+  const MaskedFillArgs a = MaskedFillArgs::from(c);
   EMBER_DISPATCH_ALL(self.dtype(), "masked_fill_", [&] {
-    scalar_t value = v.to<scalar_t>();
+    scalar_t value = a.value.to<scalar_t>();
     cpu_kernel(self, {&self, &mask}, [value](scalar_t x, bool m) -> scalar_t { return m ? value : x; });
   });
 }

@@ -13,6 +13,7 @@
 #include "kernels/dtype_dispatch.h"
 #include "cpu/index_loops.h"
 #include "ember/ops/factories.h"
+#include "dispatch/args/shape_index.h"
 #include "dispatch/op_ids/shape_index.h"
 
 namespace ember::cpu {
@@ -125,19 +126,20 @@ void gather_loop(const Tensor& out, const Tensor& self, const Tensor& index, int
 void gather_kernel(OpCall& c) {
   const Tensor& self = c.in(0);
   const Tensor& index = c.in(1);
+  const GatherArgs a = GatherArgs::from(c);
   Tensor out = empty(index.sizes(), TensorOptions(self.dtype()).device(self.device()));
-  if (out.numel()) gather_loop(out, self, index, c.attr(0).to_int(), c.name(), false);
+  if (out.numel()) gather_loop(out, self, index, a.dim, c.name(), false);
   c.outputs.push_back(out);
 }
 
 void index_select_kernel(OpCall& c) {
   const Tensor& self = c.in(0);
-  int64_t dim = c.attr(0).to_int();
+  const IndexSelectArgs a = IndexSelectArgs::from(c);
   DimVector sizes = self.sizes();
-  sizes[dim] = c.in(1).numel();
+  sizes[a.dim] = c.in(1).numel();
   Tensor out = empty(sizes, TensorOptions(self.dtype()).device(self.device()));
   // torch raises IndexError for index_select (RuntimeError for gather).
-  if (out.numel()) gather_loop(out, self, spread_index(c.in(1), out, dim), dim, c.name(), true);
+  if (out.numel()) gather_loop(out, self, spread_index(c.in(1), out, a.dim), a.dim, c.name(), true);
   c.outputs.push_back(out);
 }
 
@@ -220,32 +222,34 @@ void run_scatter(const Tensor& self, const Tensor& index, const Tensor& src, con
 }
 
 void scatter_kernel(OpCall& c) {
-  run_scatter(c.outputs[0], c.in(1), c.in(2), Scalar(), c.attr(0).to_int(),
-              parse_reduce(c.attr(1).to_string()), c.name(), false);
+  const ScatterArgs a = ScatterArgs::from(c);
+  run_scatter(c.outputs[0], c.in(1), c.in(2), Scalar(), a.dim, parse_reduce(a.reduce), c.name(),
+              false);
 }
 
 void scatter_value_kernel(OpCall& c) {
-  run_scatter(c.outputs[0], c.in(1), Tensor(), c.attr(1).to_scalar(), c.attr(0).to_int(),
-              parse_reduce(c.attr(2).to_string()), c.name(), false);
+  const ScatterValueArgs a = ScatterValueArgs::from(c);
+  run_scatter(c.outputs[0], c.in(1), Tensor(), a.value, a.dim, parse_reduce(a.reduce), c.name(),
+              false);
 }
 
 void scatter_add_kernel(OpCall& c) {
-  run_scatter(c.outputs[0], c.in(1), c.in(2), Scalar(), c.attr(0).to_int(), Reduce::Add, c.name(),
-              false);
+  const ScatterAddArgs a = ScatterAddArgs::from(c);
+  run_scatter(c.outputs[0], c.in(1), c.in(2), Scalar(), a.dim, Reduce::Add, c.name(), false);
 }
 
 void index_copy_kernel(OpCall& c) {
   const Tensor& source = c.in(2);
-  int64_t dim = c.attr(0).to_int();
-  run_scatter(c.outputs[0], spread_index(c.in(1), source, dim), source, Scalar(), dim,
+  const IndexCopyArgs a = IndexCopyArgs::from(c);
+  run_scatter(c.outputs[0], spread_index(c.in(1), source, a.dim), source, Scalar(), a.dim,
               Reduce::None, c.name(), true);
 }
 
 void index_fill_kernel(OpCall& c) {
   const Tensor& self = c.outputs[0];
-  int64_t dim = c.attr(0).to_int();
-  run_scatter(self, spread_index(c.in(1), self, dim), Tensor(), c.attr(1).to_scalar(), dim,
-              Reduce::None, c.name(), true, /*wrap=*/true);
+  const IndexFillArgs a = IndexFillArgs::from(c);
+  run_scatter(self, spread_index(c.in(1), self, a.dim), Tensor(), a.value, a.dim, Reduce::None,
+              c.name(), true, /*wrap=*/true);
 }
 
 // self[.., index[j], ..] += alpha * source[.., j, ..]: the index is read once per j
@@ -254,18 +258,18 @@ void index_add_kernel(OpCall& c) {
   const Tensor& self = c.outputs[0];
   const Tensor& index = c.in(1);
   const Tensor& source = c.in(2);
-  const int64_t dim = c.attr(0).to_int();
+  const IndexAddArgs a = IndexAddArgs::from(c);
   const int64_t n_index = index.numel();
   if (n_index == 0 || source.numel() == 0) return;
   const int64_t* idx = index.data_ptr<int64_t>();
   const int64_t idx_stride = index.dim() ? index.strides()[0] : 0;
-  DimOperand s = dim_operand(self, dim), v = dim_operand(source, dim);
+  DimOperand s = dim_operand(self, a.dim), v = dim_operand(source, a.dim);
   BadIndex bad;
   EMBER_DISPATCH_ALL(self.dtype(), c.name(), [&] {
     using acc_t = opmath_t<scalar_t>;
-    const acc_t alpha = c.attr(1).to_scalar().to<acc_t>();
+    const acc_t alpha = a.alpha.to<acc_t>();
     const int64_t sd = el<scalar_t>(s.dim_stride), vd = el<scalar_t>(v.dim_stride);
-    for_each_run<2>(sizes_without(source, dim), {s.strides, v.strides}, n_index,
+    for_each_run<2>(sizes_without(source, a.dim), {s.strides, v.strides}, n_index,
                     [&](int64_t, int64_t n, const std::array<int64_t, 2>& base,
                         const std::array<int64_t, 2>& step) {
       scalar_t* sp = reinterpret_cast<scalar_t*>(s.base + base[0]);
@@ -285,7 +289,7 @@ void index_add_kernel(OpCall& c) {
       }
     });
   });
-  if (bad) throw_out_of_bounds(c.name(), false, bad.value, dim, s.dim_size);
+  if (bad) throw_out_of_bounds(c.name(), false, bad.value, a.dim, s.dim_size);
 }
 
 EMBER_REGISTER_KERNEL(gather, CPU, gather_kernel);

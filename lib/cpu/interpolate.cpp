@@ -8,6 +8,7 @@
 #include "kernels/dtype_dispatch.h"
 #include "kernels/interpolate_index.h"
 #include "cpu/parallel.h"
+#include "dispatch/args/nn.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn.h"
 #include "ember/ops/factories.h"
@@ -107,17 +108,16 @@ void linear_kernel(const Tensor& x, const Tensor& out, const RowGeometry& g,
 
 void interpolate_kernel(OpCall& c) {
   const Tensor& x = c.in(0);
-  const DimVector& out_spatial = c.attr(0).to_ints();
-  const bool nearest = c.attr(1).to_string() == "nearest";
-  const bool align_corners = c.attr(2).to_bool();
-  const RowGeometry g = row_geometry(x, out_spatial);
+  const InterpolateArgs a = InterpolateArgs::from(c);
+  const bool nearest = a.mode == "nearest";
+  const RowGeometry g = row_geometry(x, a.output_size);
   Tensor out = empty(g.out_sizes, TensorOptions(x.dtype()));
   c.outputs.push_back(out);
   if (out.numel() == 0) return;
   if (nearest) {
     std::vector<std::vector<int64_t>> idx;
     for (int64_t d = 0; d < g.k; ++d)
-      idx.push_back(nearest_indices(x.size(2 + d), out_spatial[d], c.attr(3 + d), g.k == 2));
+      idx.push_back(nearest_indices(x.size(2 + d), a.output_size[d], a.scales[d], g.k == 2));
     if (x.dtype() == kUInt8) return nearest_kernel<uint8_t>(x, out, g, idx);
     EMBER_DISPATCH_FLOATING(x.dtype(), "interpolate", [&] { nearest_kernel<scalar_t>(x, out, g, idx); });
     return;
@@ -126,7 +126,7 @@ void interpolate_kernel(OpCall& c) {
     using acc_t = opmath_t<scalar_t>;
     std::vector<LinearTable<acc_t>> tab;
     for (int64_t d = 0; d < g.k; ++d)
-      tab.push_back(linear_table<acc_t>(x.size(2 + d), out_spatial[d], align_corners, c.attr(3 + d)));
+      tab.push_back(linear_table<acc_t>(x.size(2 + d), a.output_size[d], a.align_corners, a.scales[d]));
     linear_kernel<scalar_t>(x, out, g, tab);
   });
 }

@@ -9,6 +9,7 @@
 
 #include "cpu/logsumexp.h"
 #include "cpu/nn_common.h"
+#include "dispatch/args/nn.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn.h"
 #include "ember/ops/nn.h"
@@ -220,12 +221,13 @@ void class_loss_kernel(OpCall& c, const ClassLossParams& p, const char* op) {
 }
 
 void cross_entropy_kernel(OpCall& c) {
-  class_loss_kernel(c, {true, c.attr(0).to_int(), c.attr(1).to_int(), c.attr(2).to_double()},
-                    "cross_entropy");
+  const CrossEntropyArgs a = CrossEntropyArgs::from(c);
+  class_loss_kernel(c, {true, a.ignore_index, a.reduction, a.label_smoothing}, "cross_entropy");
 }
 
 void nll_loss_kernel(OpCall& c) {
-  class_loss_kernel(c, {false, c.attr(0).to_int(), c.attr(1).to_int(), 0.0}, "nll_loss");
+  const NllLossArgs a = NllLossArgs::from(c);
+  class_loss_kernel(c, {false, a.ignore_index, a.reduction, 0.0}, "nll_loss");
 }
 
 EMBER_REGISTER_KERNEL(cross_entropy, CPU, cross_entropy_kernel);

@@ -14,6 +14,7 @@
 
 #include "cpu/logsumexp.h"  // exp_acc
 #include "cpu/nn_backward_common.h"
+#include "dispatch/args/nn_backward.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn_backward.h"
 #include "ember/ops/nn.h"
@@ -70,13 +71,13 @@ PositionScale position_scale(const Tensor& grad, int64_t reduction, double denom
 
 void nll_loss_backward_kernel(OpCall& c) {
   const Tensor& x = c.in(1);
-  const int64_t reduction = c.attr(0).to_int(), ignore_index = c.attr(1).to_int();
+  const NllLossBackwardArgs a = NllLossBackwardArgs::from(c);
   const ClassGeometry geo = class_geometry(x);
   const std::vector<double> w = param_values<double>(c.in(3), geo.C, 1.0);
   double weight_sum = 0;
-  const Tensor t = checked_targets(c.in(2), geo.C, ignore_index, w, "nll_loss_backward", weight_sum);
+  const Tensor t = checked_targets(c.in(2), geo.C, a.ignore_index, w, "nll_loss_backward", weight_sum);
   if (c.in(4).defined()) weight_sum = param_values<double>(c.in(4), 1, 0.0)[0];
-  const PositionScale scale = position_scale(c.in(0), reduction, weight_sum, geo.positions());
+  const PositionScale scale = position_scale(c.in(0), a.reduction, weight_sum, geo.positions());
   Tensor grad = zeros(IntList(x.sizes().begin(), x.sizes().end()), TensorOptions(x.dtype()));
   const int64_t* tp = static_cast<const int64_t*>(t.data_ptr());
   EMBER_DISPATCH_FLOATING(x.dtype(), "nll_loss_backward", [&] {
@@ -84,7 +85,7 @@ void nll_loss_backward_kernel(OpCall& c) {
     parallel_for(0, geo.positions(), kGrainSize / 4, [&](int64_t p0, int64_t p1) {
       for (int64_t pos = p0; pos < p1; ++pos) {
         const int64_t k = tp[pos];
-        if (k == ignore_index) continue;
+        if (k == a.ignore_index) continue;
         const int64_t n = pos / geo.S, s = pos % geo.S;
         gp[(n * geo.C + k) * geo.S + s] = convert<scalar_t>(-w[k] * scale.at(pos));
       }
@@ -227,15 +228,14 @@ EMBER_CLONES void ce_blocks(const T* x, const T* q, T* dx, int64_t b0, int64_t b
 void cross_entropy_backward_kernel(OpCall& c) {
   const Tensor x = c.in(1).contiguous();
   const Tensor& target = c.in(2);
-  const int64_t reduction = c.attr(0).to_int(), ignore_index = c.attr(1).to_int();
-  const double smoothing = c.attr(2).to_double();
+  const CrossEntropyBackwardArgs a = CrossEntropyBackwardArgs::from(c);
   const bool probs = target.is_floating_point();
   const ClassGeometry geo = class_geometry(x);
   const std::vector<double> wd = param_values<double>(c.in(3), geo.C, 1.0);
   double weight_sum = static_cast<double>(geo.positions());  // probabilities: a mean over positions
-  const Tensor t = probs ? Tensor() : checked_targets(target, geo.C, ignore_index, wd, "cross_entropy_backward", weight_sum);
+  const Tensor t = probs ? Tensor() : checked_targets(target, geo.C, a.ignore_index, wd, "cross_entropy_backward", weight_sum);
   const Tensor q = probs ? target.contiguous() : Tensor();
-  const PositionScale scale = position_scale(c.in(0), reduction, weight_sum, geo.positions());
+  const PositionScale scale = position_scale(c.in(0), a.reduction, weight_sum, geo.positions());
   Tensor dx = empty(x.sizes(), TensorOptions(x.dtype()));
   c.outputs.push_back(dx);
   if (x.numel() == 0) return;
@@ -246,8 +246,8 @@ void cross_entropy_backward_kernel(OpCall& c) {
     for (double v : wd) w_sum += v;
     const double C = static_cast<double>(geo.C);
     CrossEntropyArgs<acc_t> args{w.data(), probs ? nullptr : static_cast<const int64_t*>(t.data_ptr()), &scale,
-                                 ignore_index, static_cast<acc_t>(smoothing / C),
-                                 static_cast<acc_t>(1 - smoothing), static_cast<acc_t>(w_sum)};
+                                 a.ignore_index, static_cast<acc_t>(a.label_smoothing / C),
+                                 static_cast<acc_t>(1 - a.label_smoothing), static_cast<acc_t>(w_sum)};
     const scalar_t* xp = static_cast<const scalar_t*>(x.data_ptr());
     const scalar_t* qp = probs ? static_cast<const scalar_t*>(q.data_ptr()) : nullptr;
     scalar_t* dp = static_cast<scalar_t*>(dx.data_ptr());

@@ -10,6 +10,7 @@
 #include "cpu/loops.h"
 #include "cpu/nn_common.h"
 #include "cpu/vec_math.h"
+#include "dispatch/args/nn.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn.h"
 #include "ember/ops/nn.h"
@@ -63,19 +64,21 @@ void pair_loss(OpCall& c, const char* op, int64_t reduction, const F& f) {
 }
 
 void mse_loss_kernel(OpCall& c) {
-  pair_loss(c, "mse_loss", c.attr(0).to_int(), [](auto x, auto y) {
+  const MseLossArgs a = MseLossArgs::from(c);
+  pair_loss(c, "mse_loss", a.reduction, [](auto x, auto y) {
     auto d = x - y;
     return d * d;
   });
 }
 
 void l1_loss_kernel(OpCall& c) {
-  pair_loss(c, "l1_loss", c.attr(0).to_int(), [](auto x, auto y) { return std::abs(x - y); });
+  const L1LossArgs a = L1LossArgs::from(c);
+  pair_loss(c, "l1_loss", a.reduction, [](auto x, auto y) { return std::abs(x - y); });
 }
 
 void smooth_l1_loss_kernel(OpCall& c) {
-  const double beta = c.attr(1).to_double();
-  pair_loss(c, "smooth_l1_loss", c.attr(0).to_int(), [beta](auto x, auto y) {
+  const SmoothL1LossArgs a = SmoothL1LossArgs::from(c);
+  pair_loss(c, "smooth_l1_loss", a.reduction, [beta = a.beta](auto x, auto y) {
     using acc_t = decltype(x);
     const acc_t b = static_cast<acc_t>(beta), z = std::abs(x - y);
     // beta == 0 is l1_loss (and avoids 0 / 0).
@@ -84,8 +87,8 @@ void smooth_l1_loss_kernel(OpCall& c) {
 }
 
 void huber_loss_kernel(OpCall& c) {
-  const double delta = c.attr(1).to_double();
-  pair_loss(c, "huber_loss", c.attr(0).to_int(), [delta](auto x, auto y) {
+  const HuberLossArgs a = HuberLossArgs::from(c);
+  pair_loss(c, "huber_loss", a.reduction, [delta = a.delta](auto x, auto y) {
     using acc_t = decltype(x);
     const acc_t d = static_cast<acc_t>(delta), z = std::abs(x - y);
     return z < d ? acc_t(0.5) * z * z : d * (z - acc_t(0.5) * d);
@@ -99,7 +102,7 @@ void binary_cross_entropy_kernel(OpCall& c) {
   const Tensor& x = c.in(0);
   const Tensor& t = c.in(1);
   const Tensor w = c.in(2).defined() ? c.in(2) : ones_scalar(x.dtype());
-  const int64_t reduction = c.attr(0).to_int();
+  const BinaryCrossEntropyArgs a = BinaryCrossEntropyArgs::from(c);
   Tensor out = empty(x.sizes(), TensorOptions(x.dtype()));
   std::atomic<bool> out_of_range{false};
   EMBER_DISPATCH_FLOATING(x.dtype(), "binary_cross_entropy", [&] {
@@ -114,7 +117,7 @@ void binary_cross_entropy_kernel(OpCall& c) {
     });
   });
   EMBER_CHECK(!out_of_range.load(), "binary_cross_entropy: all elements of input should be between 0 and 1");
-  c.outputs.push_back(reduction == kNone ? out : reduce_losses(out, reduction));
+  c.outputs.push_back(a.reduction == kNone ? out : reduce_losses(out, a.reduction));
 }
 
 // (1 - t) x - lw * log_sigmoid(x), lw = 1 + (pos_weight - 1) t, with
@@ -131,9 +134,9 @@ inline Acc bce_logits(Acc x, Acc t, Acc pw) {
 void binary_cross_entropy_with_logits_kernel(OpCall& c) {
   const Tensor& x = c.in(0);
   const Tensor& t = c.in(1);
-  const int64_t reduction = c.attr(0).to_int();
+  const BinaryCrossEntropyWithLogitsArgs a = BinaryCrossEntropyWithLogitsArgs::from(c);
   if (!c.in(2).defined() && !c.in(3).defined()) {  // the common case: fused when reduced
-    pair_loss(c, "binary_cross_entropy_with_logits", reduction,
+    pair_loss(c, "binary_cross_entropy_with_logits", a.reduction,
               [](auto xi, auto ti) { return bce_logits(xi, ti, decltype(xi)(1)); });
     return;
   }
@@ -147,7 +150,7 @@ void binary_cross_entropy_with_logits_kernel(OpCall& c) {
       return convert<scalar_t>(static_cast<acc_t>(wi) * l);
     });
   });
-  c.outputs.push_back(reduction == kNone ? out : reduce_losses(out, reduction));
+  c.outputs.push_back(a.reduction == kNone ? out : reduce_losses(out, a.reduction));
 }
 
 EMBER_REGISTER_KERNEL(mse_loss, CPU, mse_loss_kernel);

@@ -10,6 +10,7 @@
 #include "cpu/loops.h"
 #include "cpu/nn_backward_common.h"
 #include "cpu/vec_math.h"
+#include "dispatch/args/nn_backward.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn_backward.h"
 #include "ember/ops/nn.h"
@@ -28,9 +29,8 @@ double reduced_factor(const Tensor& grad, int64_t reduction, int64_t numel) {
 
 // out[i] = g[i] * d(x[i], t[i]) with d a generic functor (acc, acc) -> acc.
 template <typename F>
-void pair_backward(OpCall& c, const char* op, const F& d) {
+void pair_backward(OpCall& c, const char* op, int64_t reduction, const F& d) {
   const Tensor &grad = c.in(0), &x = c.in(1), &t = c.in(2);
-  const int64_t reduction = c.attr(0).to_int();
   Tensor out = empty(broadcast_shapes(x.sizes(), t.sizes(), op), TensorOptions(x.dtype()));
   EMBER_DISPATCH_FLOATING(x.dtype(), op, [&] {
     using acc_t = opmath_t<scalar_t>;
@@ -57,16 +57,19 @@ inline Acc sign_of(Acc z) {
 }
 
 void mse_loss_backward_kernel(OpCall& c) {
-  pair_backward(c, "mse_loss_backward", [](auto x, auto t) { return decltype(x)(2) * (x - t); });
+  const MseLossBackwardArgs a = MseLossBackwardArgs::from(c);
+  pair_backward(c, "mse_loss_backward", a.reduction,
+                [](auto x, auto t) { return decltype(x)(2) * (x - t); });
 }
 
 void l1_loss_backward_kernel(OpCall& c) {
-  pair_backward(c, "l1_loss_backward", [](auto x, auto t) { return sign_of(x - t); });
+  const L1LossBackwardArgs a = L1LossBackwardArgs::from(c);
+  pair_backward(c, "l1_loss_backward", a.reduction, [](auto x, auto t) { return sign_of(x - t); });
 }
 
 void smooth_l1_loss_backward_kernel(OpCall& c) {
-  const double beta = c.attr(1).to_double();
-  pair_backward(c, "smooth_l1_loss_backward", [beta](auto x, auto t) {
+  const SmoothL1LossBackwardArgs a = SmoothL1LossBackwardArgs::from(c);
+  pair_backward(c, "smooth_l1_loss_backward", a.reduction, [beta = a.beta](auto x, auto t) {
     using acc_t = decltype(x);
     const acc_t b = static_cast<acc_t>(beta), z = x - t;
     // beta 0 is l1_loss (F.smooth_l1_loss calls it): sign(z), 0 at a tie.
@@ -76,8 +79,8 @@ void smooth_l1_loss_backward_kernel(OpCall& c) {
 }
 
 void huber_loss_backward_kernel(OpCall& c) {
-  const double delta = c.attr(1).to_double();
-  pair_backward(c, "huber_loss_backward", [delta](auto x, auto t) {
+  const HuberLossBackwardArgs a = HuberLossBackwardArgs::from(c);
+  pair_backward(c, "huber_loss_backward", a.reduction, [delta = a.delta](auto x, auto t) {
     using acc_t = decltype(x);
     const acc_t d = static_cast<acc_t>(delta), z = x - t;
     return z <= -d ? -d : z >= d ? d : z;
@@ -101,17 +104,18 @@ inline Acc sigmoid(Acc x) {
 Tensor ones_scalar(DType dt) { return full({}, 1, TensorOptions(dt)); }
 
 void binary_cross_entropy_backward_kernel(OpCall& c) {
+  const BinaryCrossEntropyBackwardArgs a = BinaryCrossEntropyBackwardArgs::from(c);
   if (!c.in(3).defined()) {
-    pair_backward(c, "binary_cross_entropy_backward", [](auto x, auto t) { return bce_grad(x, t); });
+    pair_backward(c, "binary_cross_entropy_backward", a.reduction,
+                  [](auto x, auto t) { return bce_grad(x, t); });
     return;
   }
   const Tensor &grad = c.in(0), &x = c.in(1), &t = c.in(2), &w = c.in(3);
-  const int64_t reduction = c.attr(0).to_int();
   Tensor out = empty(x.sizes(), TensorOptions(x.dtype()));
   EMBER_DISPATCH_FLOATING(x.dtype(), "binary_cross_entropy_backward", [&] {
     using acc_t = opmath_t<scalar_t>;
-    const Tensor g = reduction == kNone ? grad.to(x.dtype()) : ones_scalar(x.dtype());
-    const acc_t f = reduction == kNone ? acc_t(1) : static_cast<acc_t>(reduced_factor(grad, reduction, x.numel()));
+    const Tensor g = a.reduction == kNone ? grad.to(x.dtype()) : ones_scalar(x.dtype());
+    const acc_t f = a.reduction == kNone ? acc_t(1) : static_cast<acc_t>(reduced_factor(grad, a.reduction, x.numel()));
     cpu_kernel(out, {&g, &x, &t, &w}, [f](scalar_t gi, scalar_t xi, scalar_t ti, scalar_t wi) -> scalar_t {
       return convert<scalar_t>(f * static_cast<acc_t>(gi) * static_cast<acc_t>(wi) *
                                bce_grad(static_cast<acc_t>(xi), static_cast<acc_t>(ti)));
@@ -121,19 +125,19 @@ void binary_cross_entropy_backward_kernel(OpCall& c) {
 }
 
 void binary_cross_entropy_with_logits_backward_kernel(OpCall& c) {
+  const BinaryCrossEntropyWithLogitsBackwardArgs a = BinaryCrossEntropyWithLogitsBackwardArgs::from(c);
   if (!c.in(3).defined() && !c.in(4).defined()) {  // the common case
-    pair_backward(c, "binary_cross_entropy_with_logits_backward",
+    pair_backward(c, "binary_cross_entropy_with_logits_backward", a.reduction,
                   [](auto x, auto t) { return sigmoid(x) - t; });
     return;
   }
   const Tensor &grad = c.in(0), &x = c.in(1), &t = c.in(2);
-  const int64_t reduction = c.attr(0).to_int();
   Tensor out = empty(x.sizes(), TensorOptions(x.dtype()));
   EMBER_DISPATCH_FLOATING(x.dtype(), "binary_cross_entropy_with_logits_backward", [&] {
     using acc_t = opmath_t<scalar_t>;
     // A reduced loss: grad_output is folded into f and g is a broadcast 1.
-    const Tensor g = reduction == kNone ? grad.to(x.dtype()) : ones_scalar(x.dtype());
-    const acc_t f = reduction == kNone ? acc_t(1) : static_cast<acc_t>(reduced_factor(grad, reduction, x.numel()));
+    const Tensor g = a.reduction == kNone ? grad.to(x.dtype()) : ones_scalar(x.dtype());
+    const acc_t f = a.reduction == kNone ? acc_t(1) : static_cast<acc_t>(reduced_factor(grad, a.reduction, x.numel()));
     const Tensor w = c.in(3).defined() ? c.in(3) : ones_scalar(x.dtype());
     const Tensor pw = c.in(4).defined() ? c.in(4) : ones_scalar(x.dtype());
     cpu_kernel(out, {&g, &x, &t, &w, &pw},

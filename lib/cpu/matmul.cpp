@@ -13,6 +13,7 @@
 #include "kernels/dtype_dispatch.h"
 #include "cpu/gemm_ref.h"
 #include "cpu/parallel.h"
+#include "dispatch/args/linalg.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/linalg.h"
 #include "ember/ops/factories.h"
@@ -142,11 +143,12 @@ void bmm_kernel(OpCall& call) {
 // beta == 0 ignores self (NaNs in it do not propagate), as in PyTorch.
 void addmm_kernel(OpCall& call) {
   const Tensor &self = call.in(0), &a = call.in(1), &b = call.in(2);
-  Scalar beta = call.attr(0).to_scalar(), alpha = call.attr(1).to_scalar();
+  const AddmmArgs args = AddmmArgs::from(call);
   Tensor out = output_or_new(call, {a.size(0), b.size(1)}, a.dtype());
-  bool use_self = beta.to_double() != 0.0;
+  bool use_self = args.beta.to_double() != 0.0;
   if (use_self && !out.is_same(self)) out.copy_(self);
-  batched_gemm(as_batch(a), as_batch(b), as_batch(out), alpha, use_self ? beta : Scalar(0), "addmm");
+  batched_gemm(as_batch(a), as_batch(b), as_batch(out), args.alpha, use_self ? args.beta : Scalar(0),
+               "addmm");
 }
 
 template <typename T>

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "cpu/nn_common.h"
+#include "dispatch/args/nn.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn.h"
 
@@ -87,9 +88,8 @@ EMBER_CLONES void layer_norm_rows(const T* x, T* y, Acc* mean, Acc* rstd, int64_
 
 void layer_norm_kernel(OpCall& c) {
   const Tensor x = c.in(0).contiguous();
-  const DimVector& ns = c.attr(0).to_ints();
-  const double eps = c.attr(1).to_double();
-  const LayerNormShape shape = layer_norm_shape(x, ns.size());
+  const LayerNormArgs a = LayerNormArgs::from(c);
+  const LayerNormShape shape = layer_norm_shape(x, a.normalized_shape.size());
   const int64_t rows = shape.rows, n = shape.n;
   const DimVector& stat_shape = shape.stat_shape;
   Tensor y = empty(x.sizes(), TensorOptions(x.dtype()));
@@ -105,7 +105,7 @@ void layer_norm_kernel(OpCall& c) {
     acc_t* mp = static_cast<acc_t*>(mean.data_ptr());
     acc_t* rp = static_cast<acc_t*>(rstd.data_ptr());
     parallel_for(0, rows, rows_grain(n), [&](int64_t r0, int64_t r1) {
-      layer_norm_rows(xp, yp, mp, rp, r0, r1, n, eps, affine ? w.data() : nullptr, b.data());
+      layer_norm_rows(xp, yp, mp, rp, r0, r1, n, a.eps, affine ? w.data() : nullptr, b.data());
     });
   });
   c.outputs.push_back(y);
@@ -199,31 +199,30 @@ void apply_channel_affine(const T* x, T* y, int64_t N, int64_t C, int64_t S,
 void batch_norm_kernel(OpCall& c) {
   const Tensor x = c.in(0).contiguous();
   const Tensor &running_mean = c.in(1), &running_var = c.in(2);
-  const bool training = c.attr(0).to_bool();
-  const double momentum = c.attr(1).to_double(), eps = c.attr(2).to_double();
+  const BatchNormArgs a = BatchNormArgs::from(c);
   const int64_t N = x.size(0), C = x.size(1);
   const int64_t S = N * C == 0 ? 0 : x.numel() / (N * C);
   const TensorOptions stat_opts(stat_dtype(x.dtype()));
   Tensor y = empty(x.sizes(), TensorOptions(x.dtype()));
-  Tensor save_mean = empty(IntList{training ? C : 0}, stat_opts);
-  Tensor save_invstd = empty(IntList{training ? C : 0}, stat_opts);
+  Tensor save_mean = empty(IntList{a.training ? C : 0}, stat_opts);
+  Tensor save_invstd = empty(IntList{a.training ? C : 0}, stat_opts);
   EMBER_DISPATCH_FLOATING(x.dtype(), "batch_norm", [&] {
     using acc_t = opmath_t<scalar_t>;
     const scalar_t* xp = static_cast<const scalar_t*>(x.data_ptr());
     std::vector<double> mean(C, 0.0), var(C, 0.0);
-    if (training) {
+    if (a.training) {
       channel_moments(xp, N, C, S, mean, var);
       const int64_t count = N * S;
       if (count > 0) {  // an empty batch leaves the running stats alone (as PyTorch)
         const double unbias = count > 1 ? double(count) / double(count - 1) : 1.0;
         if (running_mean.defined()) {
           std::vector<double> rm = param_values<double>(running_mean, C, 0);
-          for (int64_t k = 0; k < C; ++k) rm[k] = (1 - momentum) * rm[k] + momentum * mean[k];
+          for (int64_t k = 0; k < C; ++k) rm[k] = (1 - a.momentum) * rm[k] + a.momentum * mean[k];
           store_values(running_mean, rm);
         }
         if (running_var.defined()) {
           std::vector<double> rv = param_values<double>(running_var, C, 1);
-          for (int64_t k = 0; k < C; ++k) rv[k] = (1 - momentum) * rv[k] + momentum * var[k] * unbias;
+          for (int64_t k = 0; k < C; ++k) rv[k] = (1 - a.momentum) * rv[k] + a.momentum * var[k] * unbias;
           store_values(running_var, rv);
         }
       }
@@ -235,10 +234,10 @@ void batch_norm_kernel(OpCall& c) {
     const std::vector<double> b = param_values<double>(c.in(4), C, 0);
     std::vector<acc_t> scale(C), shift(C);
     for (int64_t k = 0; k < C; ++k) {
-      double invstd = 1.0 / std::sqrt(var[k] + eps);
+      double invstd = 1.0 / std::sqrt(var[k] + a.eps);
       scale[k] = static_cast<acc_t>(invstd * w[k]);
       shift[k] = static_cast<acc_t>(b[k] - mean[k] * invstd * w[k]);
-      if (training) {
+      if (a.training) {
         static_cast<acc_t*>(save_mean.data_ptr())[k] = static_cast<acc_t>(mean[k]);
         static_cast<acc_t*>(save_invstd.data_ptr())[k] = static_cast<acc_t>(invstd);
       }
@@ -276,8 +275,8 @@ EMBER_CLONES void group_norm_groups(const T* x, T* y, Acc* mean, Acc* rstd, int6
 
 void group_norm_kernel(OpCall& c) {
   const Tensor x = c.in(0).contiguous();
-  const int64_t G = c.attr(0).to_int();
-  const double eps = c.attr(1).to_double();
+  const GroupNormArgs a = GroupNormArgs::from(c);
+  const int64_t G = a.num_groups;
   const int64_t N = x.size(0), C = x.size(1);
   const int64_t S = N * C == 0 ? 1 : x.numel() / (N * C);
   const int64_t group_len = C / G * S;
@@ -293,7 +292,7 @@ void group_norm_kernel(OpCall& c) {
     const std::vector<acc_t> w = param_values<acc_t>(c.in(1), C, 1);
     const std::vector<acc_t> b = param_values<acc_t>(c.in(2), C, 0);
     parallel_for(0, N * G, rows_grain(group_len), [&](int64_t g0, int64_t g1) {
-      group_norm_groups(xp, yp, mp, rp, g0, g1, G, C / G, S, eps, w.data(), b.data());
+      group_norm_groups(xp, yp, mp, rp, g0, g1, G, C / G, S, a.eps, w.data(), b.data());
     });
   });
   c.outputs.push_back(y);

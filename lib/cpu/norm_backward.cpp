@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "cpu/nn_backward_common.h"
+#include "dispatch/args/nn_backward.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn_backward.h"
 
@@ -67,10 +68,10 @@ EMBER_CLONES void layer_norm_backward_rows(const T* dy, const T* x, const Acc* m
 void layer_norm_backward_kernel(OpCall& c) {
   const Tensor dy = c.in(0).contiguous(), x = c.in(1).contiguous();
   const Tensor &weight = c.in(4), &bias = c.in(5);
-  const DimVector& ns = c.attr(0).to_ints();
-  const GradFlags want = grad_flags(c.attr(1));
+  const LayerNormBackwardArgs a = LayerNormBackwardArgs::from(c);
+  const GradFlags want = grad_flags(a.output_mask);
   int64_t n = 1;
-  for (int64_t s : ns) n *= s;
+  for (int64_t s : a.normalized_shape) n *= s;
   const int64_t rows = n == 0 ? 0 : x.numel() / n;
   Tensor dx = want.input ? empty(x.sizes(), TensorOptions(x.dtype())) : Tensor();
   Tensor dw, db;
@@ -99,8 +100,9 @@ void layer_norm_backward_kernel(OpCall& c) {
         for (int64_t j = 0; j < n; ++j) t[j] += buf[p * n + j];
       return t;
     };
-    if (want.weight) dw = tensor_of(total(dw_parts), ns, param_grad_dtype(weight, x));
-    if (want.bias) db = tensor_of(total(db_parts), ns, param_grad_dtype(bias, weight.defined() ? weight : x));
+    if (want.weight) dw = tensor_of(total(dw_parts), a.normalized_shape, param_grad_dtype(weight, x));
+    if (want.bias)
+      db = tensor_of(total(db_parts), a.normalized_shape, param_grad_dtype(bias, weight.defined() ? weight : x));
   });
   c.outputs.push_back(dx);
   c.outputs.push_back(dw);
@@ -270,22 +272,21 @@ void batch_norm_backward_impl(const T* dy, const T* x, T* dx, int64_t N, int64_t
 void batch_norm_backward_kernel(OpCall& c) {
   const Tensor dy = c.in(0).contiguous(), x = c.in(1).contiguous();
   const Tensor& weight = c.in(2);
-  const bool train = c.attr(0).to_bool();
-  const double eps = c.attr(1).to_double();
-  const GradFlags want = grad_flags(c.attr(2));
+  const BatchNormBackwardArgs a = BatchNormBackwardArgs::from(c);
+  const GradFlags want = grad_flags(a.output_mask);
   const int64_t N = x.size(0), C = x.size(1);
   const int64_t S = N * C == 0 ? 1 : x.numel() / (N * C);
-  BatchNormGrad bn{train, N * S, {}, {}, param_values<double>(weight, C, 1), std::vector<double>(C, 0.0),
+  BatchNormGrad bn{a.train, N * S, {}, {}, param_values<double>(weight, C, 1), std::vector<double>(C, 0.0),
                    std::vector<double>(C, 0.0)};
-  if (train) {
+  if (a.train) {
     bn.mean = param_values<double>(c.in(5), C, 0);
     bn.rstd = param_values<double>(c.in(6), C, 1);
   } else {
     bn.mean = param_values<double>(c.in(3), C, 0);
     bn.rstd = param_values<double>(c.in(4), C, 1);
-    for (double& v : bn.rstd) v = 1.0 / std::sqrt(v + eps);
+    for (double& v : bn.rstd) v = 1.0 / std::sqrt(v + a.eps);
   }
-  const bool sums = bn.count > 0 && (want.weight || want.bias || (want.input && train));
+  const bool sums = bn.count > 0 && (want.weight || want.bias || (want.input && a.train));
   Tensor dx = want.input ? empty(x.sizes(), TensorOptions(x.dtype())) : Tensor();
   if (x.numel() > 0 && (sums || want.input)) {
     EMBER_DISPATCH_FLOATING(x.dtype(), "batch_norm_backward", [&] {
@@ -337,8 +338,9 @@ EMBER_CLONES void group_norm_backward_groups(const T* dy, const T* x, T* dx, int
 void group_norm_backward_kernel(OpCall& c) {
   const Tensor dy = c.in(0).contiguous(), x = c.in(1).contiguous();
   const Tensor& weight = c.in(4);
-  const int64_t G = c.attr(0).to_int();
-  const GradFlags want = grad_flags(c.attr(1));
+  const GroupNormBackwardArgs a = GroupNormBackwardArgs::from(c);
+  const int64_t G = a.group;
+  const GradFlags want = grad_flags(a.output_mask);
   const int64_t N = x.size(0), C = x.size(1);
   const int64_t S = N * C == 0 ? 1 : x.numel() / (N * C);
   const int64_t D = C / G, rows = N * C;

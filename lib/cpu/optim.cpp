@@ -1,4 +1,4 @@
-// CPU kernels of the fused optimizer updates (lib/dispatch/ops/optim.def).
+// CPU kernels of the fused optimizer updates (lib/dispatch/schema/optim.toml).
 // Each is one parallel loop over the parameter's elements that reads the
 // gradient and the state once and writes the parameter and the state once.
 // The arithmetic follows torch.optim's foreach=False code step by step (in
@@ -13,6 +13,7 @@
 #include "kernels/lerp.h"
 #include "kernels/optim_operands.h"
 #include "cpu/parallel.h"
+#include "dispatch/args/optim.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/optim.h"
 #include "ember/ops/views.h"
@@ -50,17 +51,14 @@ void with_static_flags(const F& f, bool flag, Rest... rest) {
 
 void sgd_step_kernel(OpCall& c) {
   DenseOperands d(c);
-  const double lr = c.attr(0).to_double(), momentum = c.attr(1).to_double(),
-               dampening = c.attr(2).to_double(), weight_decay = c.attr(3).to_double();
-  const bool nesterov = c.attr(4).to_bool(), maximize = c.attr(5).to_bool(),
-             init_buffer = c.attr(6).to_bool();
+  const SgdStepArgs args = SgdStepArgs::from(c);
   EMBER_DISPATCH_OPTIM(c.in(0).dtype(), c.name(), [&] {
     using T = scalar_t;
     T* p = d.data<T>(0);
     const T* g = d.data<T>(1);
     T* buf = d.data<T>(2);
-    const T wd = T(weight_decay), mom = T(momentum), keep = T(1 - dampening), neg_lr = T(-lr),
-            sign = T(maximize ? -1 : 1);
+    const T wd = T(args.weight_decay), mom = T(args.momentum), keep = T(1 - args.dampening),
+            neg_lr = T(-args.lr), sign = T(args.maximize ? -1 : 1);
     with_static_flags([&](auto decay, auto has_buf, auto first, auto nest) {
       for_each_element(d.numel(), [=](int64_t i) {
         T gi = effective_grad<decay>(g[i], p[i], sign, wd);
@@ -71,30 +69,27 @@ void sgd_step_kernel(OpCall& c) {
         }
         p[i] = p[i] + neg_lr * gi;
       });
-    }, weight_decay != 0, buf != nullptr, init_buffer, nesterov);
+    }, args.weight_decay != 0, buf != nullptr, args.init_buffer, args.nesterov);
   });
   d.write_back();
 }
 
 void adam_step_kernel(OpCall& c) {
   DenseOperands d(c);
-  const double lr = c.attr(0).to_double(), beta1 = c.attr(1).to_double(),
-               beta2 = c.attr(2).to_double(), eps = c.attr(3).to_double(),
-               weight_decay = c.attr(4).to_double(), step = c.attr(5).to_double();
-  const bool maximize = c.attr(6).to_bool(), decoupled = c.attr(7).to_bool();
+  const AdamStepArgs args = AdamStepArgs::from(c);
   // Bias corrections in double, as torch.optim computes them in Python.
-  const double bias_correction1 = 1 - std::pow(beta1, step);
-  const double bias_correction2 = 1 - std::pow(beta2, step);
-  const double step_size = lr / bias_correction1;
+  const double bias_correction1 = 1 - std::pow(args.beta1, args.step);
+  const double bias_correction2 = 1 - std::pow(args.beta2, args.step);
+  const double step_size = args.lr / bias_correction1;
   const double bias_correction2_sqrt = std::pow(bias_correction2, 0.5);
   EMBER_DISPATCH_OPTIM(c.in(0).dtype(), c.name(), [&] {
     using T = scalar_t;
     T* p = d.data<T>(0);
     const T* g = d.data<T>(1);
     T *m = d.data<T>(2), *v = d.data<T>(3), *vmax = d.data<T>(4);
-    const T wd = T(weight_decay), decay = T(1 - lr * weight_decay), w1 = T(1 - beta1),
-            b2 = T(beta2), w2 = T(1 - beta2), eps_t = T(eps), neg_step = T(-step_size),
-            bc2_sqrt = T(bias_correction2_sqrt), sign = T(maximize ? -1 : 1);
+    const T wd = T(args.weight_decay), decay = T(1 - args.lr * args.weight_decay), w1 = T(1 - args.beta1),
+            b2 = T(args.beta2), w2 = T(1 - args.beta2), eps_t = T(args.eps), neg_step = T(-step_size),
+            bc2_sqrt = T(bias_correction2_sqrt), sign = T(args.maximize ? -1 : 1);
     with_static_flags([&](auto coupled_decay, auto decoupled_decay, auto amsgrad) {
       for_each_element(d.numel(), [=](int64_t i) {
         T pi = p[i];
@@ -108,23 +103,22 @@ void adam_step_kernel(OpCall& c) {
         const T denom = std::sqrt(vi) / bc2_sqrt + eps_t;
         p[i] = pi + neg_step * mi / denom;
       });
-    }, weight_decay != 0 && !decoupled, weight_decay != 0 && decoupled, vmax != nullptr);
+    }, args.weight_decay != 0 && !args.decoupled_weight_decay,
+       args.weight_decay != 0 && args.decoupled_weight_decay, vmax != nullptr);
   });
   d.write_back();
 }
 
 void rmsprop_step_kernel(OpCall& c) {
   DenseOperands d(c);
-  const double lr = c.attr(0).to_double(), alpha = c.attr(1).to_double(),
-               eps = c.attr(2).to_double(), weight_decay = c.attr(3).to_double();
-  const bool maximize = c.attr(5).to_bool();
+  const RmspropStepArgs args = RmspropStepArgs::from(c);
   EMBER_DISPATCH_OPTIM(c.in(0).dtype(), c.name(), [&] {
     using T = scalar_t;
     T* p = d.data<T>(0);
     const T* g = d.data<T>(1);
     T *sq = d.data<T>(2), *buf = d.data<T>(3), *gavg = d.data<T>(4);
-    const T wd = T(weight_decay), a = T(alpha), w = T(1 - alpha), eps_t = T(eps),
-            mom = T(c.attr(4).to_double()), neg_lr = T(-lr), sign = T(maximize ? -1 : 1);
+    const T wd = T(args.weight_decay), a = T(args.alpha), w = T(1 - args.alpha), eps_t = T(args.eps),
+            mom = T(args.momentum), neg_lr = T(-args.lr), sign = T(args.maximize ? -1 : 1);
     with_static_flags([&](auto decay, auto centered, auto has_buf) {
       for_each_element(d.numel(), [=](int64_t i) {
         const T gi = effective_grad<decay>(g[i], p[i], sign, wd);
@@ -147,24 +141,22 @@ void rmsprop_step_kernel(OpCall& c) {
           p[i] = p[i] + neg_lr * gi / avg;
         }
       });
-    }, weight_decay != 0, gavg != nullptr, buf != nullptr);
+    }, args.weight_decay != 0, gavg != nullptr, buf != nullptr);
   });
   d.write_back();
 }
 
 void adagrad_step_kernel(OpCall& c) {
   DenseOperands d(c);
-  const double lr = c.attr(0).to_double(), lr_decay = c.attr(1).to_double(),
-               weight_decay = c.attr(2).to_double(), eps = c.attr(3).to_double(),
-               step = c.attr(4).to_double();
-  const bool maximize = c.attr(5).to_bool();
-  const double clr = lr / (1 + (step - 1) * lr_decay);
+  const AdagradStepArgs args = AdagradStepArgs::from(c);
+  const double clr = args.lr / (1 + (args.step - 1) * args.lr_decay);
   EMBER_DISPATCH_OPTIM(c.in(0).dtype(), c.name(), [&] {
     using T = scalar_t;
     T* p = d.data<T>(0);
     const T* g = d.data<T>(1);
     T* sum = d.data<T>(2);
-    const T wd = T(weight_decay), eps_t = T(eps), neg_clr = T(-clr), sign = T(maximize ? -1 : 1);
+    const T wd = T(args.weight_decay), eps_t = T(args.eps), neg_clr = T(-clr),
+            sign = T(args.maximize ? -1 : 1);
     with_static_flags([&](auto decay) {
       for_each_element(d.numel(), [=](int64_t i) {
         const T gi = effective_grad<decay>(g[i], p[i], sign, wd);
@@ -172,7 +164,7 @@ void adagrad_step_kernel(OpCall& c) {
         sum[i] = si;
         p[i] = p[i] + neg_clr * gi / (std::sqrt(si) + eps_t);
       });
-    }, weight_decay != 0);
+    }, args.weight_decay != 0);
   });
   d.write_back();
 }

@@ -8,6 +8,7 @@
 #include "kernels/dtype_dispatch.h"
 #include "kernels/pad_index.h"
 #include "cpu/parallel.h"
+#include "dispatch/args/nn.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn.h"
 #include "ember/ops/factories.h"
@@ -74,17 +75,16 @@ void pad_rows(const Tensor& x, const Tensor& out, const std::vector<std::vector<
 
 void pad_kernel(OpCall& c) {
   const Tensor& x = c.in(0);
-  const DimVector& pad = c.attr(0).to_ints();
-  const std::string& mode = c.attr(1).to_string();
-  const int64_t nd = x.dim(), k = static_cast<int64_t>(pad.size()) / 2;
+  const PadArgs a = PadArgs::from(c);
+  const int64_t nd = x.dim(), k = static_cast<int64_t>(a.pad.size()) / 2;
   DimVector out_sizes = x.sizes();
   std::vector<std::vector<int64_t>> maps(static_cast<size_t>(nd));
   for (int64_t d = 0; d < nd; ++d) {
     const int64_t i = nd - 1 - d;  // pad pairs run from the last dim backwards
-    const int64_t left = i < k ? pad[2 * i] : 0, right = i < k ? pad[2 * i + 1] : 0;
+    const int64_t left = i < k ? a.pad[2 * i] : 0, right = i < k ? a.pad[2 * i + 1] : 0;
     out_sizes[d] = x.size(d) + left + right;
     maps[d].resize(static_cast<size_t>(out_sizes[d]));
-    for (int64_t o = 0; o < out_sizes[d]; ++o) maps[d][o] = pad_source(o, x.size(d), left, right, mode);
+    for (int64_t o = 0; o < out_sizes[d]; ++o) maps[d][o] = pad_source(o, x.size(d), left, right, a.mode);
   }
   Tensor out = empty(out_sizes, TensorOptions(x.dtype()));
   c.outputs.push_back(out);
@@ -95,10 +95,10 @@ void pad_kernel(OpCall& c) {
   }
   uint64_t fill = 0;  // the value's bits in the output dtype
   EMBER_DISPATCH_ALL(x.dtype(), "pad", [&] {
-    scalar_t v = c.attr(2).to_scalar().to<scalar_t>();
+    scalar_t v = a.value.to<scalar_t>();
     std::memcpy(&fill, &v, sizeof v);
   });
-  const int64_t last_left = k > 0 ? pad[0] : 0;
+  const int64_t last_left = k > 0 ? a.pad[0] : 0;
   switch (x.element_size()) {
     case 1: pad_rows<uint8_t>(x, out, maps, last_left, static_cast<uint8_t>(fill)); break;
     case 2: pad_rows<uint16_t>(x, out, maps, last_left, static_cast<uint16_t>(fill)); break;

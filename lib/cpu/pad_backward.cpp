@@ -4,6 +4,7 @@
 #include "kernels/dtype_dispatch.h"
 #include "kernels/pad_index.h"
 #include "cpu/separable_scatter.h"
+#include "dispatch/args/nn_backward.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn_backward.h"
 #include "ember/ops/factories.h"
@@ -13,24 +14,22 @@ namespace {
 
 void pad_backward_kernel(OpCall& c) {
   const Tensor g = c.in(0).contiguous();
-  const DimVector& in_sizes = c.attr(0).to_ints();
-  const DimVector& pad = c.attr(1).to_ints();
-  const std::string& mode = c.attr(2).to_string();
-  const int64_t nd = static_cast<int64_t>(in_sizes.size()), k = static_cast<int64_t>(pad.size()) / 2;
+  const PadBackwardArgs args = PadBackwardArgs::from(c);
+  const int64_t nd = static_cast<int64_t>(args.input_size.size()), k = static_cast<int64_t>(args.pad.size()) / 2;
   int64_t planes = 1;
-  for (int64_t d = 0; d < nd - k; ++d) planes *= in_sizes[d];
+  for (int64_t d = 0; d < nd - k; ++d) planes *= args.input_size[d];
   const DType acc_dtype = g.dtype() == kFloat64 ? kFloat64 : kFloat32;
-  Tensor acc = zeros(IntList(in_sizes.begin(), in_sizes.end()), TensorOptions(acc_dtype));
+  Tensor acc = zeros(IntList(args.input_size.begin(), args.input_size.end()), TensorOptions(acc_dtype));
   EMBER_DISPATCH_FLOATING(g.dtype(), "pad_backward", [&] {
     using acc_t = opmath_t<scalar_t>;
     std::vector<AxisMap<acc_t>> axes;
     for (int64_t d = nd - k; d < nd; ++d) {
       const int64_t i = nd - 1 - d;  // pad pairs run from the last dim backwards
       AxisMap<acc_t> a;
-      a.in = in_sizes[d];
+      a.in = args.input_size[d];
       a.out = g.size(d);
       for (int64_t o = 0; o < a.out; ++o) {
-        const int64_t j = pad_source(o, a.in, pad[2 * i], pad[2 * i + 1], mode);
+        const int64_t j = pad_source(o, a.in, args.pad[2 * i], args.pad[2 * i + 1], args.mode);
         if (j >= 0) a.add(o, j, acc_t(1));
       }
       axes.push_back(std::move(a));

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernels/dtype_dispatch.h"
+#include "dispatch/args/linalg.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/linalg.h"
 #include "ember/ops/factories.h"
@@ -155,14 +156,16 @@ void max_pool2d_typed(const Tensor& x, const Tensor& out, int64_t* indices, cons
   });
 }
 
-// max_pool2d / max_pool2d_with_indices: attrs kernel, stride, padding, dilation, ceil_mode.
+// max_pool2d / max_pool2d_with_indices (Args: MaxPool2dArgs, MaxPool2dWithIndicesArgs):
+// attrs kernel, stride, padding, dilation, ceil_mode.
+template <class Args>
 void max_pool2d_common(OpCall& call, bool with_indices) {
   Tensor x = call.in(0).contiguous();
-  Window2d w = window_from(call, true);
-  bool ceil = call.attr(4).to_bool();
+  const Args a = Args::from(call);
+  Window2d w = window_from(a);
   DimVector sizes{x.size(0), x.size(1),
-                  pooling_output_size(x.size(2), w.kh, w.ph, w.sh, w.dh, ceil),
-                  pooling_output_size(x.size(3), w.kw, w.pw, w.sw, w.dw, ceil)};
+                  pooling_output_size(x.size(2), w.kh, w.ph, w.sh, w.dh, a.ceil_mode),
+                  pooling_output_size(x.size(3), w.kw, w.pw, w.sw, w.dw, a.ceil_mode)};
   Tensor out = new_output(call, 0, sizes, x.dtype());
   Tensor idx = with_indices ? new_output(call, 1, sizes, kInt64) : Tensor();
   // Kernels write contiguous results; a strided preset output gets a copy.
@@ -175,8 +178,8 @@ void max_pool2d_common(OpCall& call, bool with_indices) {
   if (with_indices && !i.is_same(idx)) idx.copy_(i);
 }
 
-void max_pool2d_kernel(OpCall& call) { max_pool2d_common(call, false); }
-void max_pool2d_with_indices_kernel(OpCall& call) { max_pool2d_common(call, true); }
+void max_pool2d_kernel(OpCall& call) { max_pool2d_common<MaxPool2dArgs>(call, false); }
+void max_pool2d_with_indices_kernel(OpCall& call) { max_pool2d_common<MaxPool2dWithIndicesArgs>(call, true); }
 
 // Sums in float (double for double), int64 for integers (integer averages truncate, as in PyTorch).
 template <typename T>
@@ -205,15 +208,14 @@ void avg_pool2d_typed(const Tensor& x, const Tensor& out, const Window2d& w, boo
 // avg_pool2d: attrs kernel, stride, padding, ceil_mode, count_include_pad, divisor_override?.
 void avg_pool2d_kernel(OpCall& call) {
   Tensor x = call.in(0).contiguous();
-  Window2d w = window_from(call, false);
-  bool ceil = call.attr(3).to_bool(), include_pad = call.attr(4).to_bool();
-  int64_t divisor = call.attr(5).is_none() ? 0 : call.attr(5).to_int();
-  DimVector sizes{x.size(0), x.size(1), pooling_output_size(x.size(2), w.kh, w.ph, w.sh, 1, ceil),
-                  pooling_output_size(x.size(3), w.kw, w.pw, w.sw, 1, ceil)};
+  const AvgPool2dArgs a = AvgPool2dArgs::from(call);
+  Window2d w = window_from(a);
+  DimVector sizes{x.size(0), x.size(1), pooling_output_size(x.size(2), w.kh, w.ph, w.sh, 1, a.ceil_mode),
+                  pooling_output_size(x.size(3), w.kw, w.pw, w.sw, 1, a.ceil_mode)};
   Tensor out = new_output(call, 0, sizes, x.dtype());
   Tensor o = out.is_contiguous() ? out : empty(sizes, TensorOptions(x.dtype()));
   EMBER_DISPATCH_NUMERIC(x.dtype(), "avg_pool2d", [&] {
-    avg_pool2d_typed<scalar_t>(x, o, w, include_pad, divisor);
+    avg_pool2d_typed<scalar_t>(x, o, w, a.count_include_pad, a.divisor_override.value_or(0));
   });
   if (!o.is_same(out)) out.copy_(o);
 }
@@ -242,8 +244,8 @@ void adaptive_avg_pool2d_typed(const Tensor& x, const Tensor& out) {
 // adaptive_avg_pool2d: attr output_size (pair, resolved).
 void adaptive_avg_pool2d_kernel(OpCall& call) {
   Tensor x = call.in(0).contiguous();
-  const DimVector& os = call.attr(0).to_ints();
-  DimVector sizes{x.size(0), x.size(1), os[0], os[1]};
+  const AdaptiveAvgPool2dArgs a = AdaptiveAvgPool2dArgs::from(call);
+  DimVector sizes{x.size(0), x.size(1), a.output_size[0], a.output_size[1]};
   Tensor out = new_output(call, 0, sizes, x.dtype());
   Tensor o = out.is_contiguous() ? out : empty(sizes, TensorOptions(x.dtype()));
   EMBER_DISPATCH_FLOATING(x.dtype(), "adaptive_avg_pool2d", [&] {

@@ -7,6 +7,7 @@
 
 #include "kernels/dtype_dispatch.h"
 #include "cpu/pool_common.h"
+#include "dispatch/args/nn_backward.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn_backward.h"
 #include "ember/ops/factories.h"
@@ -16,23 +17,22 @@ namespace ember::cpu {
 namespace {
 
 // The plane sizes of a backward call: gradient planes OH x OW into input
-// planes H x W (attr 0: input_size).
+// planes H x W (the Args' input_size).
 struct Planes {
   int64_t count, H, W, OH, OW;
 };
 
 // Runs body<T, Acc>(planes, g, acc) with g the contiguous grad_output (input 0)
-// and acc a zeroed accumulator of input_size (float, double for double); the
-// output is acc in grad_output's dtype.
-template <typename Body>
-void scatter_to_input(OpCall& call, const char* op, const Body& body) {
+// and acc a zeroed accumulator of args.input_size (float, double for double);
+// the output is acc in grad_output's dtype.
+template <class Args, typename Body>
+void scatter_to_input(OpCall& call, const Args& args, const char* op, const Body& body) {
   const Tensor g = call.in(0).contiguous();
-  const DimVector& in = call.attr(0).to_ints();
-  const int64_t nd = static_cast<int64_t>(in.size());
-  Planes p{1, in[nd - 2], in[nd - 1], g.size(-2), g.size(-1)};
-  for (int64_t d = 0; d < nd - 2; ++d) p.count *= in[d];
+  const int64_t nd = static_cast<int64_t>(args.input_size.size());
+  Planes p{1, args.input_size[nd - 2], args.input_size[nd - 1], g.size(-2), g.size(-1)};
+  for (int64_t d = 0; d < nd - 2; ++d) p.count *= args.input_size[d];
   const DType acc_dtype = g.dtype() == kFloat64 ? kFloat64 : kFloat32;
-  Tensor acc = zeros(IntList(in.begin(), in.end()), TensorOptions(acc_dtype));
+  Tensor acc = zeros(IntList(args.input_size.begin(), args.input_size.end()), TensorOptions(acc_dtype));
   if (acc.numel() > 0 && g.numel() > 0) {
     EMBER_DISPATCH_FLOATING(g.dtype(), op, [&] {
       using Acc = opmath_t<scalar_t>;
@@ -54,11 +54,12 @@ inline void add_to_window(Acc* acc, int64_t W, int64_t h0, int64_t h1, int64_t w
 
 // max_pool2d_backward: in grad_output, indices (int64, plane positions); attr input_size.
 void max_pool2d_backward_kernel(OpCall& call) {
+  const MaxPool2dBackwardArgs args = MaxPool2dBackwardArgs::from(call);
   const Tensor idx = call.in(1).contiguous();
   const int64_t* ip = static_cast<const int64_t*>(idx.data_ptr());
   std::atomic<bool> out_of_range{false};
   int64_t plane_size = 0;
-  scatter_to_input(call, "max_pool2d_backward", [&](const Planes& p, const auto* g, auto* acc) {
+  scatter_to_input(call, args, "max_pool2d_backward", [&](const Planes& p, const auto* g, auto* acc) {
     using Acc = std::remove_pointer_t<decltype(acc)>;
     const int64_t in_plane = p.H * p.W, out_plane = p.OH * p.OW;
     plane_size = in_plane;
@@ -81,17 +82,17 @@ void max_pool2d_backward_kernel(OpCall& call) {
 // avg_pool2d_backward: in grad_output; attrs input_size, kernel, stride, padding,
 // ceil_mode, count_include_pad, divisor_override?.
 void avg_pool2d_backward_kernel(OpCall& call) {
-  const Window2d w = window_from(call, false, 1);
-  const bool include_pad = call.attr(5).to_bool();
-  const int64_t divisor = call.attr(6).is_none() ? 0 : call.attr(6).to_int();
-  scatter_to_input(call, "avg_pool2d_backward", [&](const Planes& p, const auto* g, auto* acc) {
+  const AvgPool2dBackwardArgs args = AvgPool2dBackwardArgs::from(call);
+  const Window2d w = window_from(args);
+  const int64_t divisor = args.divisor_override.value_or(0);
+  scatter_to_input(call, args, "avg_pool2d_backward", [&](const Planes& p, const auto* g, auto* acc) {
     using Acc = std::remove_pointer_t<decltype(acc)>;
     for_each_plane(p.count, p.OH * p.OW * w.kh * w.kw, [&](int64_t k) {
       const auto* gp = g + k * p.OH * p.OW;
       Acc* a = acc + k * p.H * p.W;
       for (int64_t oh = 0; oh < p.OH; ++oh)
         for (int64_t ow = 0; ow < p.OW; ++ow) {
-          AvgWindow win = avg_window(w, oh, ow, p.H, p.W, include_pad, divisor);
+          AvgWindow win = avg_window(w, oh, ow, p.H, p.W, args.count_include_pad, divisor);
           if (win.empty()) continue;
           Acc v = static_cast<Acc>(gp[oh * p.OW + ow]) / static_cast<Acc>(win.divisor);
           add_to_window(a, p.W, win.h0, win.h1, win.w0, win.w1, v);
@@ -102,7 +103,8 @@ void avg_pool2d_backward_kernel(OpCall& call) {
 
 // adaptive_avg_pool2d_backward: in grad_output; attr input_size.
 void adaptive_avg_pool2d_backward_kernel(OpCall& call) {
-  scatter_to_input(call, "adaptive_avg_pool2d_backward", [&](const Planes& p, const auto* g, auto* acc) {
+  const AdaptiveAvgPool2dBackwardArgs args = AdaptiveAvgPool2dBackwardArgs::from(call);
+  scatter_to_input(call, args, "adaptive_avg_pool2d_backward", [&](const Planes& p, const auto* g, auto* acc) {
     using Acc = std::remove_pointer_t<decltype(acc)>;
     for_each_plane(p.count, p.H * p.W + p.OH * p.OW, [&](int64_t k) {
       const auto* gp = g + k * p.OH * p.OW;

@@ -4,6 +4,7 @@
 #include "kernels/philox.h"
 #include "kernels/dtype_dispatch.h"
 #include "cpu/parallel.h"
+#include "dispatch/args/core.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/core.h"
 #include "ember/generator.h"
@@ -34,25 +35,26 @@ void generate(const OpCall& c, const Gen& gen) {
 
 void uniform_kernel(OpCall& c) {
   const Tensor& out = c.outputs[0];
-  double lo = c.attr(0).to_double(), hi = c.attr(1).to_double();
+  const UniformArgs a = UniformArgs::from(c);
   EMBER_DISPATCH_FLOATING(out.dtype(), "uniform_", [&] {
-    generate<scalar_t>(c, [=](const PhiloxWords& w) { return philox_sample::uniform<scalar_t>(w, lo, hi); });
+    generate<scalar_t>(c, [=](const PhiloxWords& w) { return philox_sample::uniform<scalar_t>(w, a.low, a.high); });
   });
 }
 
 void normal_kernel(OpCall& c) {
   const Tensor& out = c.outputs[0];
-  double mean = c.attr(0).to_double(), std = c.attr(1).to_double();
+  const NormalArgs a = NormalArgs::from(c);
   EMBER_DISPATCH_FLOATING(out.dtype(), "normal_", [&] {
-    generate<scalar_t>(c, [=](const PhiloxWords& w) { return convert<scalar_t>(philox_sample::normal(w, mean, std)); });
+    generate<scalar_t>(c, [=](const PhiloxWords& w) { return convert<scalar_t>(philox_sample::normal(w, a.mean, a.std)); });
   });
 }
 
 void random_kernel(OpCall& c) {
   const Tensor& out = c.outputs[0];
+  const RandomArgs a = RandomArgs::from(c);
   // In uint64 arithmetic, so that spans up to 2^64 (the whole int64 range) work.
-  const uint64_t lo = static_cast<uint64_t>(c.attr(0).to_int());
-  const uint64_t span = static_cast<uint64_t>(c.attr(1).to_int());
+  const uint64_t lo = static_cast<uint64_t>(a.low);
+  const uint64_t span = static_cast<uint64_t>(a.span);
   EMBER_DISPATCH_ALL(out.dtype(), "random_", [&] {
     generate<scalar_t>(c, [=](const PhiloxWords& w) { return convert<scalar_t>(philox_sample::random_int(w, lo, span)); });
   });
@@ -60,9 +62,9 @@ void random_kernel(OpCall& c) {
 
 void bernoulli_kernel(OpCall& c) {
   const Tensor& out = c.outputs[0];
-  double p = c.attr(0).to_double();
+  const BernoulliArgs a = BernoulliArgs::from(c);
   EMBER_DISPATCH_ALL(out.dtype(), "bernoulli_", [&] {
-    generate<scalar_t>(c, [=](const PhiloxWords& w) { return convert<scalar_t>(philox_sample::bernoulli(w, p) ? 1 : 0); });
+    generate<scalar_t>(c, [=](const PhiloxWords& w) { return convert<scalar_t>(philox_sample::bernoulli(w, a.p) ? 1 : 0); });
   });
 }
 

@@ -2,10 +2,12 @@
 // copies between restrided views (done by the copy_ kernel, which casts and
 // vectorizes); tril/triu keep or zero each element of the last two dims.
 #include <algorithm>
+#include <type_traits>
 
 #include "cpu/index_loops.h"
 #include "kernels/shape_copies.h"
 #include "ember/ops/factories.h"
+#include "dispatch/args/shape_index.h"
 #include "dispatch/op_ids/shape_index.h"
 
 namespace ember::cpu {
@@ -15,8 +17,9 @@ namespace {
 // out[..., i, j] = keep(j - i) ? self[..., i, j] : 0 over the rows of the last two dims.
 template <bool Lower>
 void triangle_kernel(OpCall& c) {
+  using Args = std::conditional_t<Lower, TrilArgs, TriuArgs>;
   const Tensor& self = c.in(0);
-  const int64_t k = c.attr(0).to_int();
+  const Args a = Args::from(c);
   Tensor out = empty(self.sizes(), TensorOptions(self.dtype()).device(self.device()));
   const int64_t nd = self.dim(), rows = self.sizes()[nd - 2], cols = self.sizes()[nd - 1];
   DimVector row_sizes(self.sizes().begin(), self.sizes().end() - 1);
@@ -25,8 +28,8 @@ void triangle_kernel(OpCall& c) {
   const int64_t os = out.strides()[nd - 1], is = self.strides()[nd - 1];
   char* ob = static_cast<char*>(out.data_ptr());
   const char* ib = static_cast<const char*>(self.data_ptr());
-  // k clamped so that i + k cannot overflow; beyond the matrix it changes nothing.
-  const int64_t kk = std::clamp<int64_t>(k, -(rows + 1), cols + 1);
+  // The diagonal k clamped so that i + k cannot overflow; beyond the matrix it changes nothing.
+  const int64_t kk = std::clamp<int64_t>(a.diagonal, -(rows + 1), cols + 1);
   with_element_size(self.element_size(), [&](auto tag) {
     using T = decltype(tag);
     for_each_run<2>(row_sizes, {out_strides, in_strides}, cols,

@@ -8,9 +8,12 @@
 //                (LogSumExpOps), then each thread writes its slice.
 //   inner > 1    tiles of columns: the same three passes, vectorized across the
 //                columns of a tile.
+#include <type_traits>
+
 #include "cpu/reduce_loops.h"
 #include "cpu/reduce_ops.h"
 #include "kernels/reduce_meta.h"
+#include "dispatch/args/reduce.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/reduce.h"
 
@@ -157,16 +160,16 @@ void softmax_impl(const T* x, T* out, int64_t outer, int64_t D, int64_t inner) {
 
 template <bool Log>
 void softmax_kernel(OpCall& c) {
+  using Args = std::conditional_t<Log, LogSoftmaxArgs, SoftmaxArgs>;
   const Tensor& self = c.in(0);
-  const int64_t dim = c.attr(0).to_int();
-  const DType dtype = c.attr(1).to_dtype();
-  Tensor out = output_for(c, 0, self.sizes(), dtype);
-  Tensor x = (self.dtype() == dtype ? self : self.to(dtype)).contiguous();
+  const Args a = Args::from(c);
+  Tensor out = output_for(c, 0, self.sizes(), a.dtype);
+  Tensor x = (self.dtype() == a.dtype ? self : self.to(a.dtype)).contiguous();
   int64_t outer = 1, D = 1, inner = 1;
   for (int64_t d = 0; d < self.dim(); ++d)
-    (d < dim ? outer : d == dim ? D : inner) *= self.sizes()[d];
+    (d < a.dim ? outer : d == a.dim ? D : inner) *= self.sizes()[d];
   if (out.numel() > 0) {
-    EMBER_DISPATCH_FLOATING(dtype, Log ? "log_softmax" : "softmax", [&] {
+    EMBER_DISPATCH_FLOATING(a.dtype, Log ? "log_softmax" : "softmax", [&] {
       softmax_impl<scalar_t, Log>(static_cast<const scalar_t*>(x.data_ptr()),
                                   static_cast<scalar_t*>(out.data_ptr()), outer, D, inner);
     });

@@ -8,6 +8,7 @@
 #include "cpu/elementwise.h"
 #include "cpu/unary_helpers.h"
 #include "cpu/vec_math.h"
+#include "dispatch/args/elementwise.h"
 #include "dispatch/op_ids/elementwise.h"
 
 namespace ember::cpu {
@@ -88,10 +89,10 @@ void trunc_kernel(OpCall& c) { rounding_unary(c, [](auto x) { return std::trunc(
 
 // Half to even; with decimals, PyTorch's formula in opmath (kernels/elementwise_math.h).
 void round_kernel(OpCall& c) {
-  int64_t decimals = c.attr(0).to_int();
-  if (decimals == 0) return rounding_unary(c, [](auto x) { return round_half_even(x); });
-  bool negative = decimals < 0;
-  double scale = std::pow(10.0, static_cast<double>(negative ? -decimals : decimals));
+  const RoundArgs a = RoundArgs::from(c);
+  if (a.decimals == 0) return rounding_unary(c, [](auto x) { return round_half_even(x); });
+  bool negative = a.decimals < 0;
+  double scale = std::pow(10.0, static_cast<double>(negative ? -a.decimals : a.decimals));
   rounding_unary(c, [negative, scale](auto x) {
     using T = decltype(x);
     return round_decimals(x, static_cast<T>(scale), negative);

@@ -6,6 +6,7 @@
 #include "kernels/special_math.h"
 #include "cpu/elementwise.h"
 #include "cpu/unary_helpers.h"
+#include "dispatch/args/elementwise.h"
 #include "dispatch/op_ids/elementwise.h"
 
 namespace ember::cpu {
@@ -14,8 +15,8 @@ namespace {
 void i1_kernel(OpCall& c) { float_unary(c, [](auto x) { return i1_value(x); }); }
 
 void polygamma_kernel(OpCall& c) {
-  int64_t n = c.attr(0).to_int();
-  float_unary(c, [n](auto x) { return polygamma_value(n, x); });
+  const PolygammaArgs a = PolygammaArgs::from(c);
+  float_unary(c, [a](auto x) { return polygamma_value(a.n, x); });
 }
 
 // float dtypes only (the op function refuses the others).

@@ -10,6 +10,7 @@
 #include "cuda/cuda_allocator.h"
 #include "cuda/cuda_check.h"
 #include "cuda/strided_ops.h"
+#include "dispatch/args/core.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/core.h"
 #include "ember/ops/factories.h"
@@ -108,10 +109,10 @@ void copy_across_devices(const Tensor& dst, const Tensor& src) {
 void copy_kernel(OpCall& c) {
   const Tensor& dst = c.outputs[0];
   const Tensor& src = c.in(1);
-  bool non_blocking = c.attr(0).to_bool();
+  const CopyArgs a = CopyArgs::from(c);
   if (dst.numel() == 0) return;
-  if (src.is_cpu()) return copy_host_to_device(dst, src, non_blocking);
-  if (dst.is_cpu()) return copy_device_to_host(dst, src, non_blocking);
+  if (src.is_cpu()) return copy_host_to_device(dst, src, a.non_blocking);
+  if (dst.is_cpu()) return copy_device_to_host(dst, src, a.non_blocking);
   if (src.device() == dst.device()) return copy_within_device(dst, src);
   if (src.dtype() == dst.dtype()) return copy_across_devices(dst, src);
   // Moved as it is, then converted on the destination's device.

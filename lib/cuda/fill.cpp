@@ -4,6 +4,7 @@
 
 #include "kernels/dtype_dispatch.h"
 #include "cuda/strided_ops.h"
+#include "dispatch/args/core.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/core.h"
 
@@ -12,10 +13,10 @@ namespace {
 
 void fill_kernel(OpCall& c) {
   const Tensor& self = c.outputs[0];
-  Scalar v = c.attr(0).to_scalar();
+  const FillArgs a = FillArgs::from(c);
   uint64_t bits = 0;  // little-endian: the value's bytes are the low bytes
   EMBER_DISPATCH_ALL(self.dtype(), "fill_", [&] {
-    scalar_t value = v.to<scalar_t>();
+    scalar_t value = a.value.to<scalar_t>();
     std::memcpy(&bits, &value, sizeof value);
   });
   DeviceGuard guard(self.device().index);

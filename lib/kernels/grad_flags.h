@@ -6,14 +6,13 @@
 
 namespace ember {
 
-// Which of (grad_input, grad_weight, grad_bias) to compute: a `mask` attr.
+// Which of (grad_input, grad_weight, grad_bias) to compute: an `output_mask` attr.
 struct GradFlags {
   bool input, weight, bias;
 };
 
-inline GradFlags grad_flags(const Attr& a) {
-  const DimVector& m = a.to_ints();
-  return {m[0] != 0, m[1] != 0, m[2] != 0};
+inline GradFlags grad_flags(const DimVector& output_mask) {
+  return {output_mask[0] != 0, output_mask[1] != 0, output_mask[2] != 0};
 }
 
 // The dtype of a parameter's gradient: the parameter's, or the input's when the

@@ -1,4 +1,4 @@
-// The operands of a fused optimizer update (lib/dispatch/ops/optim.def) as
+// The operands of a fused optimizer update (lib/dispatch/schema/optim.toml) as
 // contiguous memory, for the CPU (lib/cpu/optim.cpp) and CUDA
 // (lib/cuda/optim/) kernels alike: a non-contiguous gradient is read through a
 // contiguous copy, and a non-contiguous parameter or state tensor is updated in

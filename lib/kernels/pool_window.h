@@ -4,7 +4,6 @@
 #pragma once
 #include <cstdint>
 
-#include "dispatch/op_call.h"
 #include "ember/half.h"  // EMBER_HOST_DEVICE
 
 namespace ember {
@@ -13,15 +12,14 @@ struct Window2d {
   int64_t kh, kw, sh, sw, ph, pw, dh = 1, dw = 1;
 };
 
-// The window from attrs kernel, stride, padding (and dilation) at `first`, first + 1, ...
-inline Window2d window_from(const OpCall& call, bool with_dilation, size_t first = 0) {
-  const DimVector &k = call.attr(first).to_ints(), &s = call.attr(first + 1).to_ints(),
-                  &p = call.attr(first + 2).to_ints();
-  Window2d w{k[0], k[1], s[0], s[1], p[0], p[1]};
-  if (with_dilation) {
-    const DimVector& d = call.attr(first + 3).to_ints();
-    w.dh = d[0];
-    w.dw = d[1];
+// The window of a pooling op's typed Args (MaxPool2dArgs, AvgPool2dBackwardArgs, ...):
+// its kernel_size, stride and padding pairs, and its dilation where the op has one.
+template <class Args>
+Window2d window_from(const Args& a) {
+  Window2d w{a.kernel_size[0], a.kernel_size[1], a.stride[0], a.stride[1], a.padding[0], a.padding[1]};
+  if constexpr (requires { a.dilation; }) {
+    w.dh = a.dilation[0];
+    w.dw = a.dilation[1];
   }
   return w;
 }

@@ -1,5 +1,5 @@
 // The op functions of ops/activation.h: argument checks, then the kernel row
-// (lib/dispatch/ops/elementwise.def) or, for the composites, other ember ops.
+// (lib/dispatch/schema/elementwise.toml) or, for the composites, other ember ops.
 #include "ember/ops/activation.h"
 
 #include <cmath>

@@ -1,6 +1,6 @@
 // Op functions of the elementwise special functions (ember/ops/elementwise_special.h):
 // argument checks as PyTorch makes them, then one dispatched row each
-// (lib/dispatch/ops/elementwise.def); the composites (aliases, deg2rad, logit,
+// (lib/dispatch/schema/elementwise.toml); the composites (aliases, deg2rad, logit,
 // float_power, ldexp, addcmul, addcdiv, ...) are written from other ops.
 #include "ember/ops/elementwise_special.h"
 

@@ -1,6 +1,6 @@
 // Unary elementwise op functions: math, rounding, activations, clamp,
 // nan_to_num and the predicates. Each checks its argument and dispatches its
-// row (lib/dispatch/ops/elementwise.def); kernels are in lib/cpu.
+// row (lib/dispatch/schema/elementwise.toml); kernels are in lib/cpu.
 #include "ops/elementwise_common.h"
 #include "dispatch/op_ids/elementwise.h"
 

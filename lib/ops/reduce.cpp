@@ -1,5 +1,5 @@
 // Op functions of the plain reductions: argument checks and dtype rules as in
-// PyTorch, then one dispatched call (rows in lib/dispatch/ops/reduce.def).
+// PyTorch, then one dispatched call (rows in lib/dispatch/schema/reduce.toml).
 #include "ember/ops/reduce.h"
 
 #include "dispatch/dispatcher.h"

@@ -2,6 +2,7 @@
 // everywhere but where the view looked. They are ops of their own (rather
 // than zeros + an in-place copy into a view) so that their own gradient, for
 // higher derivatives, is simply the same view of the incoming gradient.
+#include "dispatch/args/core.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/core.h"
 #include "ember/ops/factories.h"
@@ -29,16 +30,17 @@ Tensor zeros_shaped(const Tensor& like, const DimVector& sizes) {
 }
 
 void slice_backward_kernel(OpCall& c) {
-  Tensor out = zeros_shaped(c.in(0), c.attr(0).to_ints());
-  Tensor window = slice(out, c.attr(1).to_int(), c.attr(2).to_int(), c.attr(3).to_int(),
-                        c.attr(4).to_int());
+  const SliceBackwardArgs a = SliceBackwardArgs::from(c);
+  Tensor out = zeros_shaped(c.in(0), a.input_sizes);
+  Tensor window = slice(out, a.dim, a.start, a.end, a.step);
   copy_(window, c.in(0));
   c.outputs.push_back(out);
 }
 
 void select_backward_kernel(OpCall& c) {
-  Tensor out = zeros_shaped(c.in(0), c.attr(0).to_ints());
-  Tensor window = select(out, c.attr(1).to_int(), c.attr(2).to_int());
+  const SelectBackwardArgs a = SelectBackwardArgs::from(c);
+  Tensor out = zeros_shaped(c.in(0), a.input_sizes);
+  Tensor window = select(out, a.dim, a.index);
   copy_(window, c.in(0));
   c.outputs.push_back(out);
 }

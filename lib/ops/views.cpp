@@ -9,6 +9,7 @@
 #include "autograd/view_tracking.h"
 #include "ember/autograd_function.h"
 #include "ember/ops/shape_index.h"
+#include "dispatch/args/core.h"
 #include "dispatch/call_inputs.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/core.h"
@@ -319,53 +320,53 @@ namespace {
 
 void view_kernel(OpCall& c) {
   const Tensor& self = c.in(0);
-  const DimVector& sizes = c.attr(0).to_ints();
-  auto strides = view_strides(self.sizes(), self.strides(), sizes);
+  const ViewArgs a = ViewArgs::from(c);
+  auto strides = view_strides(self.sizes(), self.strides(), a.size);
   EMBER_CHECK(strides, "view: incompatible strides");  // the op function checked this
-  c.outputs.push_back(make_view(self, sizes, *strides, self.storage_offset()));
+  c.outputs.push_back(make_view(self, a.size, *strides, self.storage_offset()));
 }
 
 void as_strided_kernel(OpCall& c) {
-  c.outputs.push_back(make_view(c.in(0), c.attr(0).to_ints(), c.attr(1).to_ints(),
-                                c.attr(2).to_int()));
+  const AsStridedArgs a = AsStridedArgs::from(c);
+  c.outputs.push_back(make_view(c.in(0), a.size, a.stride, a.storage_offset));
 }
 
 void transpose_kernel(OpCall& c) {
   const Tensor& self = c.in(0);
-  int64_t a = c.attr(0).to_int(), b = c.attr(1).to_int();
+  const TransposeArgs a = TransposeArgs::from(c);
   DimVector sizes = self.sizes(), strides = self.strides();
-  std::swap(sizes[a], sizes[b]);
-  std::swap(strides[a], strides[b]);
+  std::swap(sizes[a.dim0], sizes[a.dim1]);
+  std::swap(strides[a.dim0], strides[a.dim1]);
   c.outputs.push_back(make_view(self, sizes, strides, self.storage_offset()));
 }
 
 void permute_kernel(OpCall& c) {
   const Tensor& self = c.in(0);
-  const DimVector& dims = c.attr(0).to_ints();
-  DimVector sizes(dims.size()), strides(dims.size());
-  for (size_t i = 0; i < dims.size(); ++i) {
-    sizes[i] = self.sizes()[dims[i]];
-    strides[i] = self.strides()[dims[i]];
+  const PermuteArgs a = PermuteArgs::from(c);
+  DimVector sizes(a.dims.size()), strides(a.dims.size());
+  for (size_t i = 0; i < a.dims.size(); ++i) {
+    sizes[i] = self.sizes()[a.dims[i]];
+    strides[i] = self.strides()[a.dims[i]];
   }
   c.outputs.push_back(make_view(self, sizes, strides, self.storage_offset()));
 }
 
 void expand_kernel(OpCall& c) {
   const Tensor& self = c.in(0);
-  const DimVector& sizes = c.attr(0).to_ints();
-  int64_t lead = static_cast<int64_t>(sizes.size()) - self.dim();
-  DimVector strides(sizes.size(), 0);
-  for (int64_t i = lead; i < static_cast<int64_t>(sizes.size()); ++i)
-    strides[i] = self.sizes()[i - lead] == sizes[i] ? self.strides()[i - lead] : 0;
-  c.outputs.push_back(make_view(self, sizes, strides, self.storage_offset()));
+  const ExpandArgs a = ExpandArgs::from(c);
+  int64_t lead = static_cast<int64_t>(a.size.size()) - self.dim();
+  DimVector strides(a.size.size(), 0);
+  for (int64_t i = lead; i < static_cast<int64_t>(a.size.size()); ++i)
+    strides[i] = self.sizes()[i - lead] == a.size[i] ? self.strides()[i - lead] : 0;
+  c.outputs.push_back(make_view(self, a.size, strides, self.storage_offset()));
 }
 
 void squeeze_kernel(OpCall& c) {
   const Tensor& self = c.in(0);
-  const DimVector& dims = c.attr(0).to_ints();
+  const SqueezeArgs a = SqueezeArgs::from(c);
   DimVector sizes, strides;
   for (int64_t d = 0; d < self.dim(); ++d) {
-    if (std::find(dims.begin(), dims.end(), d) != dims.end()) continue;
+    if (std::find(a.dim.begin(), a.dim.end(), d) != a.dim.end()) continue;
     sizes.push_back(self.sizes()[d]);
     strides.push_back(self.strides()[d]);
   }
@@ -374,32 +375,32 @@ void squeeze_kernel(OpCall& c) {
 
 void unsqueeze_kernel(OpCall& c) {
   const Tensor& self = c.in(0);
-  int64_t d = c.attr(0).to_int();
+  const UnsqueezeArgs a = UnsqueezeArgs::from(c);
   DimVector sizes = self.sizes(), strides = self.strides();
-  int64_t stride = d < self.dim() ? sizes[d] * strides[d] : 1;
-  sizes.insert(sizes.begin() + d, 1);
-  strides.insert(strides.begin() + d, stride);
+  int64_t stride = a.dim < self.dim() ? sizes[a.dim] * strides[a.dim] : 1;
+  sizes.insert(sizes.begin() + a.dim, 1);
+  strides.insert(strides.begin() + a.dim, stride);
   c.outputs.push_back(make_view(self, sizes, strides, self.storage_offset()));
 }
 
 void slice_kernel(OpCall& c) {
   const Tensor& self = c.in(0);
-  int64_t d = c.attr(0).to_int(), s = c.attr(1).to_int(), e = c.attr(2).to_int(),
-          step = c.attr(3).to_int();
+  const SliceArgs a = SliceArgs::from(c);
   DimVector sizes = self.sizes(), strides = self.strides();
-  int64_t offset = self.storage_offset() + (sizes[d] > 0 ? s * strides[d] : 0);
-  sizes[d] = e > s ? (e - s - 1) / step + 1 : 0;  // ceil((e - s) / step), no overflow for a huge step
-  strides[d] *= step;
+  int64_t offset = self.storage_offset() + (sizes[a.dim] > 0 ? a.start * strides[a.dim] : 0);
+  // ceil((end - start) / step), no overflow for a huge step
+  sizes[a.dim] = a.end > a.start ? (a.end - a.start - 1) / a.step + 1 : 0;
+  strides[a.dim] *= a.step;
   c.outputs.push_back(make_view(self, sizes, strides, offset));
 }
 
 void select_kernel(OpCall& c) {
   const Tensor& self = c.in(0);
-  int64_t d = c.attr(0).to_int(), i = c.attr(1).to_int();
+  const SelectArgs a = SelectArgs::from(c);
   DimVector sizes = self.sizes(), strides = self.strides();
-  int64_t offset = self.storage_offset() + i * strides[d];
-  sizes.erase(sizes.begin() + d);
-  strides.erase(strides.begin() + d);
+  int64_t offset = self.storage_offset() + a.index * strides[a.dim];
+  sizes.erase(sizes.begin() + a.dim);
+  strides.erase(strides.begin() + a.dim);
   c.outputs.push_back(make_view(self, sizes, strides, offset));
 }
 

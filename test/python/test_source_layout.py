@@ -46,3 +46,26 @@ def test_the_rules_see_includes():
     # vacuously: every folder has some.
     for folder in RULES:
         assert any(True for _ in includes(folder)), folder
+
+
+# Reading an op's attributes by position (`call.attr(3)`) is what the generated
+# typed structs replace (`EluArgs::from(call).alpha`, dispatch/args/<group>.h): the
+# argument order then lives in the schema row alone. The one reader left is the
+# random ops' convention that a call's last two attrs are its Philox seed and
+# offset (lib/ops/random_call.h), shared by rows of different signatures.
+POSITIONAL_READ = re.compile(r"(?:\.|->)attr\(")
+POSITIONAL_READ_ALLOWED = {"ops/random_call.h"}
+
+
+def test_no_positional_attribute_reads():
+    bad = []
+    for path in sorted(LIB.rglob("*")):
+        rel = path.relative_to(LIB).as_posix()
+        if path.suffix in SOURCES and rel not in POSITIONAL_READ_ALLOWED:
+            for i, line in enumerate(path.read_text().splitlines(), 1):
+                if POSITIONAL_READ.search(line):
+                    bad.append(f"lib/{rel}:{i}: {line.strip()}")
+    assert not bad, "read attributes through the op's Args struct:\n" + "\n".join(bad)
+    # The allowed reader still exists and still reads by position (else drop it here).
+    for rel in POSITIONAL_READ_ALLOWED:
+        assert POSITIONAL_READ.search((LIB / rel).read_text()), rel

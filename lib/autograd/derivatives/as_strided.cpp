@@ -16,6 +16,7 @@
 #include "ember/ops/reduce.h"
 #include "ember/ops/shape_index.h"
 #include "ember/ops/views.h"
+#include "dispatch/args/core.h"
 #include "dispatch/op_ids/core.h"
 
 namespace ember::autograd {
@@ -78,9 +79,9 @@ Tensor as_strided_backward(Tensor grad, const DimVector& in_sizes, const DimVect
 }
 
 EMBER_VIEW_DERIVATIVE(as_strided, {
+  const AsStridedArgs a = AsStridedArgs::from(ctx);
   return {as_strided_backward(ctx.grad(0), ctx.input_sizes(0), ctx.input_strides(0),
-                              ctx.input_storage_offset(0), ctx.attr(0).to_ints(),
-                              ctx.attr(1).to_ints(), ctx.attr(2).to_int())};
+                              ctx.input_storage_offset(0), a.size, a.stride, a.storage_offset)};
 });
 
 }  // namespace

@@ -17,16 +17,15 @@
 #include "ember/ops/reduce.h"
 #include "ember/ops/shape_index.h"
 #include "ember/ops/views.h"
+#include "dispatch/args/linalg.h"
+#include "dispatch/args/nn_backward.h"
 #include "dispatch/op_ids/linalg.h"
 #include "dispatch/op_ids/nn_backward.h"
 
 namespace ember::autograd {
 namespace {
 
-IntList ints(const Attr& a) {
-  const DimVector& v = a.to_ints();
-  return IntList(v.begin(), v.end());
-}
+IntList ints(const DimVector& v) { return IntList(v.begin(), v.end()); }
 
 // The windows of a convolution, read from the attrs of a row.
 struct Conv {
@@ -58,7 +57,8 @@ Tensor bias_grad(BackwardCtx& ctx, const Tensor& g) {
 
 // conv2d: in input, weight, bias?; attrs stride, padding, dilation, groups.
 EMBER_DERIVATIVE(conv2d, save_inputs({0, 1}), {
-  Conv c{ints(ctx.attr(0)), ints(ctx.attr(1)), ints(ctx.attr(2)), ctx.attr(3).to_int()};
+  const Conv2dArgs a = Conv2dArgs::from(ctx);
+  Conv c{ints(a.stride), ints(a.padding), ints(a.dilation), a.groups};
   Tensor g = ctx.grad(0);
   return {ctx.needs_grad(0) ? c.backward_input(g, ctx.input(1), ctx.input_sizes(0)) : Tensor(),
           ctx.needs_grad(1) ? c.backward_weight(g, ctx.input(0), ctx.input_sizes(1)) : Tensor(),
@@ -69,7 +69,8 @@ EMBER_DERIVATIVE(conv2d, save_inputs({0, 1}), {
 // window side, the output the image side. attrs stride, padding,
 // output_padding, groups, dilation.
 EMBER_DERIVATIVE(conv_transpose2d, save_inputs({0, 1}), {
-  Conv c{ints(ctx.attr(0)), ints(ctx.attr(1)), ints(ctx.attr(4)), ctx.attr(3).to_int()};
+  const ConvTranspose2dArgs a = ConvTranspose2dArgs::from(ctx);
+  Conv c{ints(a.stride), ints(a.padding), ints(a.dilation), a.groups};
   Tensor g = ctx.grad(0);
   return {ctx.needs_grad(0) ? c.conv(g, ctx.input(1), ctx.input_sizes(0)) : Tensor(),
           ctx.needs_grad(1) ? c.backward_weight(ctx.input(0), g, ctx.input_sizes(1)) : Tensor(),
@@ -78,7 +79,8 @@ EMBER_DERIVATIVE(conv_transpose2d, save_inputs({0, 1}), {
 
 // in grad_output, weight; attrs input_size, stride, padding, dilation, groups.
 EMBER_DERIVATIVE(conv2d_backward_input, save_inputs({0, 1}), {
-  Conv c{ints(ctx.attr(1)), ints(ctx.attr(2)), ints(ctx.attr(3)), ctx.attr(4).to_int()};
+  const Conv2dBackwardInputArgs a = Conv2dBackwardInputArgs::from(ctx);
+  Conv c{ints(a.stride), ints(a.padding), ints(a.dilation), a.groups};
   Tensor g = ctx.grad(0);  // input-shaped
   return {ctx.needs_grad(0) ? c.conv(g, ctx.input(1), ctx.input_sizes(0)) : Tensor(),
           ctx.needs_grad(1) ? c.backward_weight(ctx.input(0), g, ctx.input_sizes(1)) : Tensor()};
@@ -86,7 +88,8 @@ EMBER_DERIVATIVE(conv2d_backward_input, save_inputs({0, 1}), {
 
 // in grad_output, input; attrs weight_size, stride, padding, dilation, groups.
 EMBER_DERIVATIVE(conv2d_backward_weight, save_inputs({0, 1}), {
-  Conv c{ints(ctx.attr(1)), ints(ctx.attr(2)), ints(ctx.attr(3)), ctx.attr(4).to_int()};
+  const Conv2dBackwardWeightArgs a = Conv2dBackwardWeightArgs::from(ctx);
+  Conv c{ints(a.stride), ints(a.padding), ints(a.dilation), a.groups};
   Tensor g = ctx.grad(0);  // weight-shaped
   return {ctx.needs_grad(0) ? c.conv(ctx.input(1), g, ctx.input_sizes(0)) : Tensor(),
           ctx.needs_grad(1) ? c.backward_input(ctx.input(0), g, ctx.input_sizes(1)) : Tensor()};
@@ -105,24 +108,23 @@ EMBER_DERIVATIVE_FULL(max_pool2d_with_indices, save_none(), save_inputs({1}), {
 // Reached only when max_pool2d is dispatched directly with grad on (the op
 // function asks for the indices then): they are found again from the input.
 EMBER_DERIVATIVE(max_pool2d, save_inputs({0}), {
+  const MaxPool2dArgs a = MaxPool2dArgs::from(ctx);
   Tensor indices;
   {
     NoGradGuard no_grad;
-    indices = std::get<1>(max_pool2d_with_indices(ctx.input(0), ints(ctx.attr(0)), ints(ctx.attr(1)),
-                                                  ints(ctx.attr(2)), ints(ctx.attr(3)),
-                                                  ctx.attr(4).to_bool()));
+    indices = std::get<1>(max_pool2d_with_indices(ctx.input(0), ints(a.kernel_size), ints(a.stride),
+                                                  ints(a.padding), ints(a.dilation), a.ceil_mode));
   }
   return {max_pool_grad(ctx.grad(0), indices, ctx.input_sizes(0))};
 });
 
 // avg_pool2d: attrs kernel, stride, padding, ceil_mode, count_include_pad, divisor_override?.
 EMBER_DERIVATIVE(avg_pool2d, save_none(), {
+  const AvgPool2dArgs a = AvgPool2dArgs::from(ctx);
   const DimVector& in = ctx.input_sizes(0);
-  const Attr& divisor = ctx.attr(5);
-  return {avg_pool2d_backward(ctx.grad(0), IntList(in.begin(), in.end()), ints(ctx.attr(0)),
-                              ints(ctx.attr(1)), ints(ctx.attr(2)), ctx.attr(3).to_bool(),
-                              ctx.attr(4).to_bool(),
-                              divisor.is_none() ? std::nullopt : std::optional(divisor.to_int()))};
+  return {avg_pool2d_backward(ctx.grad(0), IntList(in.begin(), in.end()), ints(a.kernel_size),
+                              ints(a.stride), ints(a.padding), a.ceil_mode, a.count_include_pad,
+                              a.divisor_override)};
 });
 
 EMBER_DERIVATIVE(adaptive_avg_pool2d, save_none(), {

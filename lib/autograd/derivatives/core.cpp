@@ -4,6 +4,7 @@
 #include "ember/ops/factories.h"
 #include "ember/ops/view_backward.h"
 #include "ember/ops/views.h"
+#include "dispatch/args/core.h"
 #include "dispatch/op_ids/core.h"
 
 namespace ember::autograd {
@@ -13,17 +14,18 @@ namespace {
 // select) have one-expression formulas in their schema rows (grad.self in
 // lib/dispatch/schema/core.toml), generated into build/generated/autograd/.
 EMBER_VIEW_DERIVATIVE(permute, {
-  const DimVector& dims = ctx.attr(0).to_ints();
-  IntList inverse(dims.size());
-  for (size_t i = 0; i < dims.size(); ++i) inverse[dims[i]] = static_cast<int64_t>(i);
+  const PermuteArgs a = PermuteArgs::from(ctx);
+  IntList inverse(a.dims.size());
+  for (size_t i = 0; i < a.dims.size(); ++i) inverse[a.dims[i]] = static_cast<int64_t>(i);
   return {permute(ctx.grad(0), inverse)};
 });
 EMBER_DERIVATIVE(slice_backward, save_none(), {
-  return {slice(ctx.grad(0), ctx.attr(1).to_int(), ctx.attr(2).to_int(), ctx.attr(3).to_int(),
-                ctx.attr(4).to_int())};
+  const SliceBackwardArgs a = SliceBackwardArgs::from(ctx);
+  return {slice(ctx.grad(0), a.dim, a.start, a.end, a.step)};
 });
 EMBER_DERIVATIVE(select_backward, save_none(), {
-  return {select(ctx.grad(0), ctx.attr(1).to_int(), ctx.attr(2).to_int())};
+  const SelectBackwardArgs a = SelectBackwardArgs::from(ctx);
+  return {select(ctx.grad(0), a.dim, a.index)};
 });
 
 // copy_(dst, src): dst's old value is gone (no gradient); src gets the gradient,

@@ -8,15 +8,17 @@
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/views.h"
+#include "dispatch/args/elementwise.h"
 #include "dispatch/op_ids/elementwise.h"
 
 namespace ember::autograd {
 namespace {
 
 EMBER_DERIVATIVE(div, save_inputs({0, 1}), {
+  const DivArgs a = DivArgs::from(ctx);
   Tensor g = ctx.grad(0), b = ctx.input(1);
   // A rounded quotient is piecewise constant: zero gradients, as torch's.
-  if (!ctx.attr(0).is_none())
+  if (a.rounding_mode)
     return {ctx.needs_grad(0) ? zeros_like(g) : Tensor(), ctx.needs_grad(1) ? zeros_like(g) : Tensor()};
   return {ctx.needs_grad(0) ? g / b : Tensor(),
           ctx.needs_grad(1) ? neg(g * ctx.input(0) / (b * b)) : Tensor()};
@@ -25,8 +27,9 @@ EMBER_DERIVATIVE(div, save_inputs({0, 1}), {
 // ---- activations with a branch on their attrs --------------------------------------------------
 
 EMBER_DERIVATIVE(gelu, save_inputs({0}), {
+  const GeluArgs a = GeluArgs::from(ctx);
   Tensor x = ctx.input(0), g = ctx.grad(0);
-  if (ctx.attr(0).to_string() == "tanh") {
+  if (a.approximate == "tanh") {
     // y = x/2 (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3)
     const double k = 0.7978845608028654, c = 0.044715;
     Tensor t = tanh((x + x * x * x * c) * k);
@@ -38,7 +41,8 @@ EMBER_DERIVATIVE(gelu, save_inputs({0}), {
   return {g * (cdf + x * pdf)};
 });
 EMBER_DERIVATIVE(softplus, save_inputs({0}), {
-  double beta = ctx.attr(0).to_double(), threshold = ctx.attr(1).to_double();
+  const SoftplusArgs a = SoftplusArgs::from(ctx);
+  double beta = a.beta.to_double(), threshold = a.threshold.to_double();
   Tensor bx = ctx.input(0) * beta, g = ctx.grad(0);
   // Above the threshold the forward returns x itself.
   return {where(gt(bx, Scalar(threshold)), g, g * sigmoid(bx))};

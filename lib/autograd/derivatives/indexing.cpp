@@ -10,6 +10,7 @@
 #include "autograd/grad_utils.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/shape_index.h"
+#include "dispatch/args/shape_index.h"
 #include "dispatch/op_ids/shape_index.h"
 
 namespace ember::autograd {
@@ -40,12 +41,12 @@ EMBER_DERIVATIVE(index, save_inputs_from(1), {
 // each of its elements wrote, also for repeated indices (where one write wins
 // the forward, as in PyTorch); the engine sums a broadcast values' gradient.
 EMBER_DERIVATIVE(index_put_, save_inputs_from(2), {
-  const bool accumulate = ctx.attr(0).to_bool();
+  const IndexPutArgs a = IndexPutArgs::from(ctx);
   TensorList indices = saved_indices(ctx, 2);
   Tensor g = ctx.grad(0);
   TensorList grads(ctx.num_inputs());
   if (ctx.needs_grad(0))
-    grads[0] = accumulate ? g : index_put(g, indices, zeros_shaped(g, {}));
+    grads[0] = a.accumulate ? g : index_put(g, indices, zeros_shaped(g, {}));
   if (ctx.needs_grad(1)) grads[1] = index(g, indices);
   return grads;
 });

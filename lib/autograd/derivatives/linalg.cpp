@@ -5,6 +5,7 @@
 #include "ember/ops/elementwise.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/views.h"
+#include "dispatch/args/linalg.h"
 #include "dispatch/op_ids/linalg.h"
 
 namespace ember::autograd {
@@ -55,10 +56,10 @@ EMBER_DERIVATIVE(dot, save_inputs({0, 1}), {
 });
 EMBER_DERIVATIVE(addmm, save_inputs({1, 2}), {
   Tensor g = ctx.grad(0);
-  Scalar beta = ctx.attr(0).to_scalar(), alpha = ctx.attr(1).to_scalar();
-  return {ctx.needs_grad(0) ? scaled(g, beta) : Tensor(),
-          ctx.needs_grad(1) ? scaled(mm_grad_mat1(g, ctx.input(1), ctx.input(2)), alpha) : Tensor(),
-          ctx.needs_grad(2) ? scaled(mm_grad_mat2(g, ctx.input(1), ctx.input(2)), alpha) : Tensor()};
+  const AddmmArgs a = AddmmArgs::from(ctx);
+  return {ctx.needs_grad(0) ? scaled(g, a.beta) : Tensor(),
+          ctx.needs_grad(1) ? scaled(mm_grad_mat1(g, ctx.input(1), ctx.input(2)), a.alpha) : Tensor(),
+          ctx.needs_grad(2) ? scaled(mm_grad_mat2(g, ctx.input(1), ctx.input(2)), a.alpha) : Tensor()};
 });
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "ember/ops/nn.h"
 #include "ember/ops/nn_backward.h"
 #include "ember/ops/reduce.h"
+#include "dispatch/args/nn.h"
 #include "dispatch/op_ids/nn.h"
 
 namespace ember::autograd {
@@ -24,22 +25,23 @@ using namespace nn_rows;
 
 // The gradient wrt class probabilities (a floating target of the input's shape):
 // loss = -sum_c w_c q'_c log_softmax(x)_c with q' = (1 - eps) q + eps / C.
-Tensor cross_entropy_target_grad(BackwardCtx& ctx) {
+Tensor cross_entropy_target_grad(BackwardCtx& ctx, const CrossEntropyArgs& a) {
   const Tensor x = ctx.input(0);
   const int64_t cdim = class_dim(x);
-  const double eps = ctx.attr(2).to_double(), positions = x.numel() == 0 ? 0.0 : double(x.numel()) / x.size(cdim);
-  const Tensor scale = class_position_scale(ctx.grad(0), x, ctx.attr(1).to_int(),
+  const double positions = x.numel() == 0 ? 0.0 : double(x.numel()) / x.size(cdim);
+  const Tensor scale = class_position_scale(ctx.grad(0), x, a.reduction,
                                             scalar_tensor(positions, TensorOptions(x.dtype())));
-  return times_optional(scale * log_softmax(x, cdim), class_weight_view(ctx.input(2), x)) * -(1.0 - eps);
+  return times_optional(scale * log_softmax(x, cdim), class_weight_view(ctx.input(2), x)) *
+         -(1.0 - a.label_smoothing);
 }
 
 EMBER_DERIVATIVE(cross_entropy, save_inputs({0, 1, 2}), {
+  const CrossEntropyArgs a = CrossEntropyArgs::from(ctx);
   const bool probs = ctx.input_dtype(1) != kInt64 && ctx.input_dtype(1) != kUInt8;
   return {ctx.needs_grad(0) ? cross_entropy_backward(ctx.grad(0), ctx.input(0), ctx.input(1), ctx.input(2),
-                                                     ctx.attr(1).to_int(), ctx.attr(0).to_int(),
-                                                     ctx.attr(2).to_double())
+                                                     a.reduction, a.ignore_index, a.label_smoothing)
                             : Tensor(),
-          probs && ctx.needs_grad(1) ? cross_entropy_target_grad(ctx) : Tensor(), Tensor()};
+          probs && ctx.needs_grad(1) ? cross_entropy_target_grad(ctx, a) : Tensor(), Tensor()};
 });
 
 // ---- element-wise losses ------------------------------------------------------------------
@@ -47,10 +49,10 @@ EMBER_DERIVATIVE(cross_entropy, save_inputs({0, 1, 2}), {
 // loss = -w (t log x + (1 - t) log(1 - x)): wrt t, -w logit(x) (unclamped, as
 // PyTorch); wrt w, the unweighted loss.
 EMBER_DERIVATIVE(binary_cross_entropy, save_inputs({0, 1, 2}), {
+  const BinaryCrossEntropyArgs a = BinaryCrossEntropyArgs::from(ctx);
   const Tensor x = ctx.input(0), t = ctx.input(1), w = ctx.input(2);
-  const int64_t reduction = ctx.attr(0).to_int();
-  const Tensor scale = loss_scale(ctx.grad(0), reduction, x.numel());
-  return {ctx.needs_grad(0) ? binary_cross_entropy_backward(ctx.grad(0), x, t, w, reduction) : Tensor(),
+  const Tensor scale = loss_scale(ctx.grad(0), a.reduction, x.numel());
+  return {ctx.needs_grad(0) ? binary_cross_entropy_backward(ctx.grad(0), x, t, w, a.reduction) : Tensor(),
           ctx.needs_grad(1) ? times_optional(scale * (log1p(neg(x)) - log(x)), w) : Tensor(),
           ctx.needs_grad(2) ? scale * binary_cross_entropy(x, t, Tensor(), "none") : Tensor()};
 });
@@ -58,19 +60,19 @@ EMBER_DERIVATIVE(binary_cross_entropy, save_inputs({0, 1, 2}), {
 // loss = w (pw t softplus(-x) + (1 - t) softplus(x)). softplus(-x) is the
 // unweighted loss at target 1, softplus(x) at target 0 (stable for any x).
 EMBER_DERIVATIVE(binary_cross_entropy_with_logits, save_inputs({0, 1, 2, 3}), {
+  const BinaryCrossEntropyWithLogitsArgs a = BinaryCrossEntropyWithLogitsArgs::from(ctx);
   const Tensor x = ctx.input(0), t = ctx.input(1), w = ctx.input(2), pw = ctx.input(3);
-  const int64_t reduction = ctx.attr(0).to_int();
-  const Tensor scale = times_optional(loss_scale(ctx.grad(0), reduction, x.numel()), w);
+  const Tensor scale = times_optional(loss_scale(ctx.grad(0), a.reduction, x.numel()), w);
   auto softplus_of_neg_x = [&] { return binary_cross_entropy_with_logits(x, ones_like(x), {}, "none"); };
   Tensor grad_target;
   if (ctx.needs_grad(1))  // pw softplus(-x) - softplus(x); -x without pos_weight
     grad_target = scale * (pw.defined() ? pw * softplus_of_neg_x() -
                                               binary_cross_entropy_with_logits(x, zeros_like(x), {}, "none")
                                         : neg(x));
-  return {ctx.needs_grad(0) ? binary_cross_entropy_with_logits_backward(ctx.grad(0), x, t, w, pw, reduction)
+  return {ctx.needs_grad(0) ? binary_cross_entropy_with_logits_backward(ctx.grad(0), x, t, w, pw, a.reduction)
                             : Tensor(),
           grad_target,
-          ctx.needs_grad(2) ? loss_scale(ctx.grad(0), reduction, x.numel()) *
+          ctx.needs_grad(2) ? loss_scale(ctx.grad(0), a.reduction, x.numel()) *
                                   binary_cross_entropy_with_logits(x, t, {}, "none", pw)
                             : Tensor(),
           ctx.needs_grad(3) ? scale * t * softplus_of_neg_x() : Tensor()};

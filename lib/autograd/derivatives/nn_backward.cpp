@@ -1,4 +1,4 @@
-// Derivative rows of the fused nn backward primitives (lib/dispatch/ops/nn_backward.def):
+// Derivative rows of the fused nn backward primitives (lib/dispatch/schema/nn_backward.toml):
 // what makes the nn rows twice (and more) differentiable. Each is written with
 // ember ops, often with the primitive itself: all of them are linear in
 // grad_output, so their derivative wrt it is the primitive at grad_output = 1
@@ -18,6 +18,7 @@
 #include "ember/ops/nn.h"
 #include "ember/ops/nn_backward.h"
 #include "ember/ops/reduce.h"
+#include "dispatch/args/nn_backward.h"
 #include "dispatch/op_ids/nn_backward.h"
 
 namespace ember::autograd {
@@ -37,9 +38,8 @@ struct PointwiseArgs {
   int64_t reduction;
 };
 
-PointwiseArgs pointwise_args(BackwardCtx& ctx) {
+PointwiseArgs pointwise_args(BackwardCtx& ctx, int64_t reduction) {
   const Tensor G = ctx.grad(0), g = ctx.input(0);
-  const int64_t reduction = ctx.attr(0).to_int();
   return {g, ctx.input(1), ctx.input(2), G, loss_scale(g, reduction, G.numel()), reduction};
 }
 
@@ -55,36 +55,38 @@ TensorList difference_loss_grads(BackwardCtx& ctx, const PointwiseArgs& a, const
 }
 
 EMBER_DERIVATIVE(mse_loss_backward, save_inputs({0, 1, 2}), {
-  const PointwiseArgs a = pointwise_args(ctx);
+  const PointwiseArgs a = pointwise_args(ctx, MseLossBackwardArgs::from(ctx).reduction);
   return difference_loss_grads(
       ctx, a, [&](const Tensor& g) { return mse_loss_backward(g, a.x, a.t, a.reduction); },
       [&] { return a.G * a.scale * 2.0; });
 });
 EMBER_DERIVATIVE(l1_loss_backward, save_inputs({0, 1, 2}), {
-  const PointwiseArgs a = pointwise_args(ctx);
+  const PointwiseArgs a = pointwise_args(ctx, L1LossBackwardArgs::from(ctx).reduction);
   return difference_loss_grads(
       ctx, a, [&](const Tensor& g) { return l1_loss_backward(g, a.x, a.t, a.reduction); }, [] { return Tensor(); });
 });
 // Inside |input - target| < beta the gradient is (input - target) / beta; outside, constant.
 EMBER_DERIVATIVE(smooth_l1_loss_backward, save_inputs({0, 1, 2}), {
-  const PointwiseArgs a = pointwise_args(ctx);
-  const double beta = ctx.attr(1).to_double();
+  const SmoothL1LossBackwardArgs args = SmoothL1LossBackwardArgs::from(ctx);
+  const PointwiseArgs a = pointwise_args(ctx, args.reduction);
   return difference_loss_grads(
-      ctx, a, [&](const Tensor& g) { return smooth_l1_loss_backward(g, a.x, a.t, a.reduction, beta); }, [&] {
-        return beta == 0 ? Tensor() : where(lt(abs(a.x - a.t), Scalar(beta)), a.G * a.scale / beta, Scalar(0));
+      ctx, a, [&](const Tensor& g) { return smooth_l1_loss_backward(g, a.x, a.t, a.reduction, args.beta); },
+      [&] {
+        return args.beta == 0 ? Tensor()
+                              : where(lt(abs(a.x - a.t), Scalar(args.beta)), a.G * a.scale / args.beta, Scalar(0));
       });
 });
 EMBER_DERIVATIVE(huber_loss_backward, save_inputs({0, 1, 2}), {
-  const PointwiseArgs a = pointwise_args(ctx);
-  const double delta = ctx.attr(1).to_double();
+  const HuberLossBackwardArgs args = HuberLossBackwardArgs::from(ctx);
+  const PointwiseArgs a = pointwise_args(ctx, args.reduction);
   return difference_loss_grads(
-      ctx, a, [&](const Tensor& g) { return huber_loss_backward(g, a.x, a.t, a.reduction, delta); },
-      [&] { return where(lt(abs(a.x - a.t), Scalar(delta)), a.G * a.scale, Scalar(0)); });
+      ctx, a, [&](const Tensor& g) { return huber_loss_backward(g, a.x, a.t, a.reduction, args.delta); },
+      [&] { return where(lt(abs(a.x - a.t), Scalar(args.delta)), a.G * a.scale, Scalar(0)); });
 });
 
 // in + weight. d = scale w (x - t) / max(x (1 - x), eps), eps the kernel's 1e-12f.
 EMBER_DERIVATIVE(binary_cross_entropy_backward, save_inputs({0, 1, 2, 3}), {
-  const PointwiseArgs a = pointwise_args(ctx);
+  const PointwiseArgs a = pointwise_args(ctx, BinaryCrossEntropyBackwardArgs::from(ctx).reduction);
   const Tensor w = ctx.input(3), wG = times_optional(a.G * a.scale, w);
   const double eps = static_cast<double>(1e-12f);
   const Tensor den = a.x * (1.0 - a.x), kept = ge(den, Scalar(eps)), den_c = where(kept, den, Scalar(eps));
@@ -99,7 +101,7 @@ EMBER_DERIVATIVE(binary_cross_entropy_backward, save_inputs({0, 1, 2, 3}), {
 
 // in + weight, pos_weight. d = scale w ((pw t + 1 - t) sigmoid(x) - pw t).
 EMBER_DERIVATIVE(binary_cross_entropy_with_logits_backward, save_inputs({0, 1, 2, 3, 4}), {
-  const PointwiseArgs a = pointwise_args(ctx);
+  const PointwiseArgs a = pointwise_args(ctx, BinaryCrossEntropyWithLogitsBackwardArgs::from(ctx).reduction);
   const Tensor w = ctx.input(3), pw = ctx.input(4), wG = times_optional(a.G * a.scale, w);
   const Tensor s = sigmoid(a.x);
   auto backward_at = [&](const Tensor& g, const Tensor& weight) {
@@ -122,13 +124,13 @@ EMBER_DERIVATIVE(binary_cross_entropy_with_logits_backward, save_inputs({0, 1, 2
 // d[n, t_n] = -w_{t_n} g (/ total weight): constant in input, linear in grad_output,
 // where it is nll_loss itself.
 EMBER_DERIVATIVE_FULL(nll_loss_backward, save_inputs({2, 3, 4}), save_inputs({0}), {
+  const NllLossBackwardArgs a = NllLossBackwardArgs::from(ctx);
   const Tensor G = ctx.grad(0), t = ctx.input(2), w = ctx.input(3), total = ctx.input(4);
-  const int64_t reduction = ctx.attr(0).to_int(), ignore_index = ctx.attr(1).to_int();
-  const bool given_mean = total.defined() && reduction == kReductionMean;
+  const bool given_mean = total.defined() && a.reduction == kReductionMean;
   Tensor grad_g, grad_total;
   if (ctx.needs_grad(0)) {
-    grad_g = given_mean ? nll_loss(G, t, w, ignore_index, "sum") / total
-                        : nll_loss(G, t, w, ignore_index, reduction_name(reduction));
+    grad_g = given_mean ? nll_loss(G, t, w, a.ignore_index, "sum") / total
+                        : nll_loss(G, t, w, a.ignore_index, reduction_name(a.reduction));
     grad_g = reshape(grad_g, ints(ctx.input_sizes(0)));
   }
   if (ctx.needs_grad(4) && given_mean)
@@ -149,31 +151,30 @@ struct CrossEntropyParts {
   Tensor s;      // scale times sum_c w_c q'_c: the coefficient of p in d
 };
 
-CrossEntropyParts cross_entropy_parts(BackwardCtx& ctx) {
+CrossEntropyParts cross_entropy_parts(BackwardCtx& ctx, const CrossEntropyBackwardArgs& a) {
   CrossEntropyParts c;
   c.x = ctx.input(1);
   c.t = ctx.input(2);
   c.cdim = class_dim(c.x);
-  c.eps = ctx.attr(2).to_double();
+  c.eps = a.label_smoothing;
   c.probs = c.t.is_floating_point();
   c.w_b = class_weight_view(ctx.input(3), c.x);
-  const int64_t reduction = ctx.attr(0).to_int(), C = c.x.size(c.cdim);
+  const int64_t C = c.x.size(c.cdim);
   const TensorOptions opts(c.x.dtype());
   if (c.probs) {  // the mean is over positions
     const double positions = C == 0 ? 0.0 : double(c.x.numel()) / double(C);
-    c.scale = class_position_scale(ctx.input(0), c.x, reduction, scalar_tensor(positions, opts));
+    c.scale = class_position_scale(ctx.input(0), c.x, a.reduction, scalar_tensor(positions, opts));
     const Tensor smoothed = c.t * (1.0 - c.eps) + c.eps / double(C);
     c.s = c.scale * sum(times_optional(smoothed, c.w_b), IntList{c.cdim}, true);
     return c;
   }
   // Class indices: nll_loss of -1 picks w_{t_n} (0 where ignored), its sum is the mean's denominator.
-  const int64_t ignore_index = ctx.attr(1).to_int();
   const Tensor minus_ones = full(ints(c.x.sizes()), -1, opts);
-  const Tensor target_weight = nll_loss(minus_ones, c.t, ctx.input(3), ignore_index, "none");
-  const Tensor kept = nll_loss(minus_ones, c.t, Tensor(), ignore_index, "none");
+  const Tensor target_weight = nll_loss(minus_ones, c.t, ctx.input(3), a.ignore_index, "none");
+  const Tensor kept = nll_loss(minus_ones, c.t, Tensor(), a.ignore_index, "none");
   // Smoothing puts eps / C of every class weight on each position not ignored.
   const Tensor smoothing = kept * (c.eps / double(C));
-  c.scale = class_position_scale(ctx.input(0), c.x, reduction, sum(target_weight));
+  c.scale = class_position_scale(ctx.input(0), c.x, a.reduction, sum(target_weight));
   c.s = c.scale * unsqueeze(target_weight * (1.0 - c.eps) +
                                 (c.w_b.defined() ? smoothing * sum(c.w_b) : smoothing * double(C)),
                             c.cdim);
@@ -181,12 +182,13 @@ CrossEntropyParts cross_entropy_parts(BackwardCtx& ctx) {
 }
 
 EMBER_DERIVATIVE(cross_entropy_backward, save_inputs({0, 1, 2, 3}), {
-  const CrossEntropyParts c = cross_entropy_parts(ctx);
+  const CrossEntropyBackwardArgs a = CrossEntropyBackwardArgs::from(ctx);
+  const CrossEntropyParts c = cross_entropy_parts(ctx, a);
   const Tensor G = ctx.grad(0), p = softmax(c.x, c.cdim), pG = sum(p * G, IntList{c.cdim}, true);
   Tensor grad_g;
   if (ctx.needs_grad(0))
-    grad_g = sum(G * cross_entropy_backward(ones_like(ctx.input(0)), c.x, c.t, ctx.input(3), ctx.attr(0).to_int(),
-                                            ctx.attr(1).to_int(), c.eps),
+    grad_g = sum(G * cross_entropy_backward(ones_like(ctx.input(0)), c.x, c.t, ctx.input(3), a.reduction,
+                                            a.ignore_index, c.eps),
                  IntList{c.cdim});
   return {grad_g, ctx.needs_grad(1) ? c.s * p * (G - pG) : Tensor(),
           c.probs && ctx.needs_grad(2) ? times_optional(c.scale * (pG - G), c.w_b) * (1.0 - c.eps) : Tensor(),
@@ -199,38 +201,38 @@ EMBER_DERIVATIVE(cross_entropy_backward, save_inputs({0, 1, 2, 3}), {
 // d[i] = sum of grad_output rows with index i (/ their count): wrt grad_output,
 // row k is G[index_k] (/ its count), zero where the index is padding_idx.
 EMBER_DERIVATIVE(embedding_backward, save_inputs({1}), {
+  const EmbeddingBackwardArgs a = EmbeddingBackwardArgs::from(ctx);
   const Tensor G = ctx.grad(0), idx = ctx.input(1);
-  const int64_t padding_idx = ctx.attr(1).to_int();
-  const bool by_freq = ctx.attr(2).to_bool();
   Tensor rows = embedding(idx, G);
-  if (padding_idx < 0 && !by_freq) return {rows, Tensor()};
+  if (a.padding_idx < 0 && !a.scale_grad_by_freq) return {rows, Tensor()};
   IntList one_column = ints(idx.sizes());
   one_column.push_back(1);
   // The count of each index (padding_idx's is 0), read back per position: [*, 1].
   const Tensor counts = embedding_dense_backward(ones(one_column, TensorOptions(G.dtype())), idx,
-                                                 ctx.attr(0).to_int(), padding_idx);
+                                                 a.num_weights, a.padding_idx);
   const Tensor count = embedding(idx, counts);
-  return {where(gt(count, Scalar(0)), by_freq ? rows / clamp_min(count, Scalar(1)) : rows, Scalar(0)), Tensor()};
+  return {where(gt(count, Scalar(0)), a.scale_grad_by_freq ? rows / clamp_min(count, Scalar(1)) : rows, Scalar(0)),
+          Tensor()};
 });
 
 // in: grad_output [N, C, *out]; attrs: input sizes, mode, align_corners, scales.
 // Its adjoint is interpolate from the input sizes to out with the same scales:
 // given all as sizes (no scales) or all as scale factors (that give out again).
 EMBER_DERIVATIVE(interpolate_backward, save_none(), {
-  const DimVector& in = ctx.attr(0).to_ints();
+  const InterpolateBackwardArgs a = InterpolateBackwardArgs::from(ctx);
   const DimVector& out_full = ctx.input_sizes(0);
-  const int64_t spatial = static_cast<int64_t>(in.size()) - 2;
-  const bool nearest = ctx.attr(1).to_string() == "nearest";
+  const int64_t spatial = static_cast<int64_t>(a.input_size.size()) - 2;
+  const bool nearest = a.mode == "nearest";
   const std::string mode = nearest ? "nearest" : spatial == 1 ? "linear" : spatial == 2 ? "bilinear" : "trilinear";
-  const std::optional<bool> align = nearest ? std::nullopt : std::optional<bool>(ctx.attr(2).to_bool());
+  const std::optional<bool> align = nearest ? std::nullopt : std::optional<bool>(a.align_corners);
   IntList out(out_full.begin() + 2, out_full.end());
   std::vector<double> scales;
   bool scales_give_out = true;
   for (int64_t d = 0; d < spatial; ++d) {
-    const Attr& s = ctx.attr(3 + static_cast<size_t>(d));
-    if (s.is_none()) continue;
-    scales.push_back(s.to_double());
-    scales_give_out = scales_give_out && int64_t(std::floor(double(in[2 + d]) * s.to_double())) == out[d];
+    const std::optional<double>& s = a.scales[static_cast<size_t>(d)];
+    if (!s) continue;
+    scales.push_back(*s);
+    scales_give_out = scales_give_out && int64_t(std::floor(double(a.input_size[2 + d]) * *s)) == out[d];
   }
   if (scales.empty()) return {interpolate(ctx.grad(0), out, std::nullopt, mode, align)};
   EMBER_CHECK_AS(NotImplementedError, int64_t(scales.size()) == spatial && scales_give_out,

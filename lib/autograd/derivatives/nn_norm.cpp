@@ -11,6 +11,7 @@
 #include "ember/ops/nn_backward.h"
 #include "ember/ops/reduce.h"
 #include "ember/ops/views.h"
+#include "dispatch/args/nn.h"
 #include "dispatch/op_ids/nn.h"
 
 namespace ember::autograd {
@@ -82,17 +83,17 @@ GradMask grad_mask(BackwardCtx& ctx, size_t weight_index) {
 
 // in: input, weight, bias; attrs: normalized_shape, eps; out: y, mean, rstd.
 EMBER_DERIVATIVE_FULL(layer_norm, save_inputs({0, 1, 2}), save_inputs({1, 2}), {
-  const DimVector& ns = ctx.attr(0).to_ints();
+  const LayerNormArgs a = LayerNormArgs::from(ctx);
   const Tensor x = ctx.input(0), w = ctx.input(1);
   if (is_grad_enabled()) {
-    const int64_t axis = x.dim() - static_cast<int64_t>(ns.size());
+    const int64_t axis = x.dim() - static_cast<int64_t>(a.normalized_shape.size());
     const IntList dims = dim_range(axis, x.dim());
-    const Standardized s = standardize(x, dims, ctx.attr(1).to_double());
+    const Standardized s = standardize(x, dims, a.eps);
     return affine_grads(ctx, s.xhat, w, dim_range(0, axis), 1,
                         [&](const Tensor& gxhat) { return standardized_input_grad(gxhat, s, dims); });
   }
-  auto [gi, gw, gb] = native_layer_norm_backward(ctx.grad(0), x, ints(ns), ctx.output(1), ctx.output(2), w,
-                                                 ctx.input(2), grad_mask(ctx, 1));
+  auto [gi, gw, gb] = native_layer_norm_backward(ctx.grad(0), x, ints(a.normalized_shape), ctx.output(1),
+                                                 ctx.output(2), w, ctx.input(2), grad_mask(ctx, 1));
   return {gi, gw, gb};
 });
 
@@ -100,36 +101,37 @@ EMBER_DERIVATIVE_FULL(layer_norm, save_inputs({0, 1, 2}), save_inputs({1, 2}), {
 // momentum, eps; out: y, save_mean, save_invstd. The running stats are not
 // differentiated; in training they were updated in place and are not read here.
 EMBER_DERIVATIVE_FULL(batch_norm, save_inputs({0, 1, 2, 3}), save_inputs({1, 2}), {
+  const BatchNormArgs a = BatchNormArgs::from(ctx);
   const Tensor x = ctx.input(0), w = ctx.input(3);
-  const bool train = ctx.attr(0).to_bool();
-  const double eps = ctx.attr(2).to_double();
   if (is_grad_enabled()) {
     const IntList dims = non_channel_dims(x.dim());
-    if (train) {
-      const Standardized s = standardize(x, dims, eps);
+    if (a.training) {
+      const Standardized s = standardize(x, dims, a.eps);
       return affine_grads(ctx, s.xhat, channel_view(w, x.dim()), dims, 3,
                           [&](const Tensor& gxhat) { return standardized_input_grad(gxhat, s, dims); });
     }
-    const Tensor invstd = rsqrt(channel_view(detach(ctx.input(2)), x.dim()) + Scalar(eps));
+    const Tensor invstd = rsqrt(channel_view(detach(ctx.input(2)), x.dim()) + Scalar(a.eps));
     const Tensor xhat = (x - channel_view(detach(ctx.input(1)), x.dim())) * invstd;
     return affine_grads(ctx, xhat, channel_view(w, x.dim()), dims, 3,
                         [&](const Tensor& gxhat) { return gxhat * invstd; });
   }
   auto [gi, gw, gb] = native_batch_norm_backward(
-      ctx.grad(0), x, w, train ? Tensor() : ctx.input(1), train ? Tensor() : ctx.input(2),
-      train ? ctx.output(1) : Tensor(), train ? ctx.output(2) : Tensor(), train, eps, grad_mask(ctx, 3));
+      ctx.grad(0), x, w, a.training ? Tensor() : ctx.input(1), a.training ? Tensor() : ctx.input(2),
+      a.training ? ctx.output(1) : Tensor(), a.training ? ctx.output(2) : Tensor(), a.training, a.eps,
+      grad_mask(ctx, 3));
   return {gi, Tensor(), Tensor(), gw, gb};
 });
 
 // in: input [N, C, *], weight, bias; attrs: num_groups, eps; out: y, mean [N, G], rstd [N, G].
 EMBER_DERIVATIVE_FULL(group_norm, save_inputs({0, 1}), save_inputs({1, 2}), {
+  const GroupNormArgs a = GroupNormArgs::from(ctx);
   const Tensor x = ctx.input(0), w = ctx.input(1);
-  const int64_t groups = ctx.attr(0).to_int(), N = x.size(0), C = x.size(1);
+  const int64_t N = x.size(0), C = x.size(1);
   int64_t HxW = 1;
   for (int64_t d = 2; d < x.dim(); ++d) HxW *= x.size(d);
   if (is_grad_enabled()) {
-    const IntList grouped{N, groups, C / groups * HxW}, stat_dims{2};
-    const Standardized s = standardize(reshape(x, grouped), stat_dims, ctx.attr(1).to_double());
+    const IntList grouped{N, a.num_groups, C / a.num_groups * HxW}, stat_dims{2};
+    const Standardized s = standardize(reshape(x, grouped), stat_dims, a.eps);
     return affine_grads(ctx, reshape(s.xhat, ints(x.sizes())), channel_view(w, x.dim()),
                         non_channel_dims(x.dim()), 1, [&](const Tensor& gxhat) {
                           return reshape(standardized_input_grad(reshape(gxhat, grouped), s, stat_dims),
@@ -137,7 +139,7 @@ EMBER_DERIVATIVE_FULL(group_norm, save_inputs({0, 1}), save_inputs({1, 2}), {
                         });
   }
   auto [gi, gw, gb] = native_group_norm_backward(ctx.grad(0), x, ctx.output(1), ctx.output(2), w, N, C,
-                                                 HxW, groups, grad_mask(ctx, 1));
+                                                 HxW, a.num_groups, grad_mask(ctx, 1));
   return {gi, gw, gb};
 });
 

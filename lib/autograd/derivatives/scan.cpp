@@ -13,6 +13,7 @@
 #include "ember/ops/reduce.h"
 #include "ember/ops/shape_index.h"
 #include "ember/ops/views.h"
+#include "dispatch/args/reduce.h"
 #include "dispatch/op_ids/reduce.h"
 
 namespace ember::autograd {
@@ -58,13 +59,12 @@ Tensor prod_of_others(const Tensor& x, const DimVector& dims) {
 
 // Attrs: dims, keepdim, dtype (the result's, which the input is cast to).
 EMBER_DERIVATIVE_FULL(prod, save_inputs({0}), save_inputs({0}), {
+  const ProdArgs a = ProdArgs::from(ctx);
   Tensor y = ctx.output(0), x = ctx.input(0).to(y.dtype());
-  const DimVector& dims = ctx.attr(0).to_ints();
-  bool keep = ctx.attr(1).to_bool();
-  Tensor g = expand_reduced(ctx.grad(0), ctx.input_sizes(0), dims, keep);
+  Tensor g = expand_reduced(ctx.grad(0), ctx.input_sizes(0), a.dim, a.keepdim);
   if (x.dim() == 0) return {g};
-  if (!has_zero(x)) return {g * expand_reduced(y, ctx.input_sizes(0), dims, keep) / x};
-  return {g * prod_of_others(x, dims)};
+  if (!has_zero(x)) return {g * expand_reduced(y, ctx.input_sizes(0), a.dim, a.keepdim) / x};
+  return {g * prod_of_others(x, a.dim)};
 });
 
 // cumprod with zeros, first derivative only, O(n) along dim. With z the first zero:
@@ -98,11 +98,11 @@ Tensor cumprod_zeros_exact(const Tensor& g, const Tensor& x, int64_t d) {
 
 // Attrs: dim, dtype (the result's, which the input is cast to).
 EMBER_DERIVATIVE_FULL(cumprod, save_inputs({0}), save_inputs({0}), {
+  const CumprodArgs a = CumprodArgs::from(ctx);
   Tensor y = ctx.output(0), g = ctx.grad(0), x = ctx.input(0).to(y.dtype());
-  int64_t d = ctx.attr(0).to_int();
-  if (x.dim() == 0 || x.sizes()[d] <= 1) return {g};
-  if (!has_zero(x)) return {reversed_cumsum(g * y, d) / x};
-  return {is_grad_enabled() ? cumprod_zeros_exact(g, x, d) : cumprod_zeros_first_order(g, x, y, d)};
+  if (x.dim() == 0 || x.sizes()[a.dim] <= 1) return {g};
+  if (!has_zero(x)) return {reversed_cumsum(g * y, a.dim) / x};
+  return {is_grad_enabled() ? cumprod_zeros_exact(g, x, a.dim) : cumprod_zeros_first_order(g, x, y, a.dim)};
 });
 
 }  // namespace

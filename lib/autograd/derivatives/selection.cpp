@@ -9,6 +9,8 @@
 #include "ember/ops/factories.h"
 #include "ember/ops/shape_index.h"
 #include "ember/ops/views.h"
+#include "dispatch/args/reduce.h"
+#include "dispatch/args/shape_index.h"
 #include "dispatch/op_ids/reduce.h"
 #include "dispatch/op_ids/shape_index.h"
 
@@ -31,16 +33,18 @@ Tensor picked_backward(BackwardCtx& ctx, int64_t dim, bool keepdim) {
 
 // max_dim / min_dim attrs: dim, keepdim. sort: dim, descending, stable. topk: k, dim, ...
 EMBER_DERIVATIVE_FULL(max_dim, save_none(), save_inputs({1}), {
-  return {picked_backward(ctx, ctx.attr(0).to_int(), ctx.attr(1).to_bool())};
+  const MaxDimArgs a = MaxDimArgs::from(ctx);
+  return {picked_backward(ctx, a.dim, a.keepdim)};
 });
 EMBER_DERIVATIVE_FULL(min_dim, save_none(), save_inputs({1}), {
-  return {picked_backward(ctx, ctx.attr(0).to_int(), ctx.attr(1).to_bool())};
+  const MinDimArgs a = MinDimArgs::from(ctx);
+  return {picked_backward(ctx, a.dim, a.keepdim)};
 });
 EMBER_DERIVATIVE_FULL(sort, save_none(), save_inputs({1}), {
-  return {picked_backward(ctx, ctx.attr(0).to_int(), true)};
+  return {picked_backward(ctx, SortArgs::from(ctx).dim, true)};
 });
 EMBER_DERIVATIVE_FULL(topk, save_none(), save_inputs({1}), {
-  return {picked_backward(ctx, ctx.attr(1).to_int(), true)};
+  return {picked_backward(ctx, TopkArgs::from(ctx).dim, true)};
 });
 
 

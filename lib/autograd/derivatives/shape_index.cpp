@@ -16,6 +16,7 @@
 #include "ember/ops/shape_index.h"
 #include "ember/ops/view_backward.h"
 #include "ember/ops/views.h"
+#include "dispatch/args/shape_index.h"
 #include "dispatch/op_ids/shape_index.h"
 
 namespace ember::autograd {
@@ -46,58 +47,57 @@ Tensor scattered_src_grad(BackwardCtx& ctx, int64_t dim) {
 
 // cat: each input gets its slice of the gradient along dim (empty ones too).
 EMBER_DERIVATIVE(cat, save_none(), {
-  const int64_t dim = ctx.attr(0).to_int();
+  const CatArgs a = CatArgs::from(ctx);
   Tensor g = ctx.grad(0);
   TensorList grads;
   int64_t offset = 0;
   for (size_t i = 0; i < ctx.num_inputs(); ++i) {
-    const int64_t length = ctx.input_sizes(i)[dim];
-    grads.push_back(ctx.needs_grad(i) ? narrow(g, dim, offset, length) : Tensor());
+    const int64_t length = ctx.input_sizes(i)[a.dim];
+    grads.push_back(ctx.needs_grad(i) ? narrow(g, a.dim, offset, length) : Tensor());
     offset += length;
   }
   return grads;
 });
 
 EMBER_DERIVATIVE(flip, save_none(), {
-  const DimVector& dims = ctx.attr(0).to_ints();
-  return {flip(ctx.grad(0), IntList(dims.begin(), dims.end()))};
+  const FlipArgs a = FlipArgs::from(ctx);
+  return {flip(ctx.grad(0), IntList(a.dims.begin(), a.dims.end()))};
 });
-EMBER_DERIVATIVE(tril, save_none(), { return {tril(ctx.grad(0), ctx.attr(0).to_int())}; });
-EMBER_DERIVATIVE(triu, save_none(), { return {triu(ctx.grad(0), ctx.attr(0).to_int())}; });
+EMBER_DERIVATIVE(tril, save_none(), { return {tril(ctx.grad(0), TrilArgs::from(ctx).diagonal)}; });
+EMBER_DERIVATIVE(triu, save_none(), { return {triu(ctx.grad(0), TriuArgs::from(ctx).diagonal)}; });
 
 // gather: every read element sends its gradient back, summed over repeats.
 EMBER_DERIVATIVE(gather, save_inputs({1}), {
-  const int64_t dim = ctx.attr(0).to_int();
+  const GatherArgs a = GatherArgs::from(ctx);
   Tensor g = ctx.grad(0);
   Tensor out = zeros_shaped(g, ctx.input_sizes(0));
-  return {scatter_add_(out, dim, ctx.input(1), g), Tensor()};
+  return {scatter_add_(out, a.dim, ctx.input(1), g), Tensor()};
 });
 // scatter_add_: self passes through; src's elements were added in.
 EMBER_DERIVATIVE(scatter_add_, save_inputs({1}), {
-  return {ctx.grad(0), Tensor(), scattered_src_grad(ctx, ctx.attr(0).to_int())};
+  return {ctx.grad(0), Tensor(), scattered_src_grad(ctx, ScatterAddArgs::from(ctx).dim)};
 });
 
 // scatter_ (tensor or value): with no reduce, the written positions of self
 // are overwritten (zero gradient); with "add", self passes through.
-Tensor scattered_self_grad(BackwardCtx& ctx, const std::string& reduce) {
+Tensor scattered_self_grad(BackwardCtx& ctx, int64_t dim, const std::string& reduce) {
   if (!ctx.needs_grad(0)) return Tensor();
   if (reduce == "add") return ctx.grad(0);
-  return scatter(ctx.grad(0), ctx.attr(0).to_int(), ctx.input(1), Scalar(0.0));
+  return scatter(ctx.grad(0), dim, ctx.input(1), Scalar(0.0));
 }
 
 EMBER_DERIVATIVE(scatter_, save_inputs({1}), {
-  const std::string& reduce = ctx.attr(1).to_string();
-  EMBER_CHECK_AS(NotImplementedError, reduce != "multiply", "the derivative of scatter_ with "
+  const ScatterArgs a = ScatterArgs::from(ctx);
+  EMBER_CHECK_AS(NotImplementedError, a.reduce != "multiply", "the derivative of scatter_ with "
                  "reduce='multiply' is not implemented (nor is it in PyTorch)");
-  return {scattered_self_grad(ctx, reduce), Tensor(), scattered_src_grad(ctx, ctx.attr(0).to_int())};
+  return {scattered_self_grad(ctx, a.dim, a.reduce), Tensor(), scattered_src_grad(ctx, a.dim)};
 });
 // With "multiply", self was scaled by value once per write: value ** count.
 EMBER_DERIVATIVE(scatter_value_, save_inputs({1}), {
-  const std::string& reduce = ctx.attr(2).to_string();
-  if (reduce != "multiply") return {scattered_self_grad(ctx, reduce), Tensor()};
+  const ScatterValueArgs a = ScatterValueArgs::from(ctx);
+  if (a.reduce != "multiply") return {scattered_self_grad(ctx, a.dim, a.reduce), Tensor()};
   Tensor g = ctx.grad(0);
-  Tensor factor = scatter(ones_like(g), ctx.attr(0).to_int(), ctx.input(1), ctx.attr(1).to_scalar(),
-                          reduce);
+  Tensor factor = scatter(ones_like(g), a.dim, ctx.input(1), a.value, a.reduce);
   return {g * factor, Tensor()};
 });
 
@@ -105,27 +105,27 @@ EMBER_DERIVATIVE(scatter_value_, save_inputs({1}), {
 EMBER_DERIVATIVE(index_select, save_inputs({1}), {
   Tensor g = ctx.grad(0);
   Tensor out = zeros_shaped(g, ctx.input_sizes(0));
-  return {index_add_(out, ctx.attr(0).to_int(), ctx.input(1), g), Tensor()};
+  return {index_add_(out, IndexSelectArgs::from(ctx).dim, ctx.input(1), g), Tensor()};
 });
 // index_add_: self passes through; source was added in, scaled by alpha.
 EMBER_DERIVATIVE(index_add_, save_inputs({1}), {
   Tensor source_grad;
   if (ctx.needs_grad(2)) {
-    source_grad = index_select(ctx.grad(0), ctx.attr(0).to_int(), ctx.input(1));
-    const Scalar alpha = ctx.attr(1).to_scalar();
-    if (alpha.to_double() != 1.0) source_grad = source_grad * alpha;
+    const IndexAddArgs a = IndexAddArgs::from(ctx);
+    source_grad = index_select(ctx.grad(0), a.dim, ctx.input(1));
+    if (a.alpha.to_double() != 1.0) source_grad = source_grad * a.alpha;
   }
   return {ctx.grad(0), Tensor(), source_grad};
 });
 // index_copy_: the copied-over slices of self get zero; source gets what it wrote.
 EMBER_DERIVATIVE(index_copy_, save_inputs({1}), {
-  const int64_t dim = ctx.attr(0).to_int();
+  const IndexCopyArgs a = IndexCopyArgs::from(ctx);
   Tensor g = ctx.grad(0), index = ctx.input(1);
-  return {ctx.needs_grad(0) ? index_fill(g, dim, index, Scalar(0.0)) : Tensor(), Tensor(),
-          ctx.needs_grad(2) ? index_select(g, dim, index) : Tensor()};
+  return {ctx.needs_grad(0) ? index_fill(g, a.dim, index, Scalar(0.0)) : Tensor(), Tensor(),
+          ctx.needs_grad(2) ? index_select(g, a.dim, index) : Tensor()};
 });
 EMBER_DERIVATIVE(index_fill_, save_inputs({1}), {
-  return {index_fill(ctx.grad(0), ctx.attr(0).to_int(), ctx.input(1), Scalar(0.0)), Tensor()};
+  return {index_fill(ctx.grad(0), IndexFillArgs::from(ctx).dim, ctx.input(1), Scalar(0.0)), Tensor()};
 });
 
 // take reads self flattened: its gradient accumulates into the read positions

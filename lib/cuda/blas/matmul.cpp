@@ -4,6 +4,7 @@
 // runs as a matrix-vector kernel.
 #include "cuda/blas/gemm.h"
 #include "cuda/launch.h"
+#include "dispatch/args/linalg.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/linalg.h"
 #include "ember/ops/factories.h"
@@ -40,16 +41,16 @@ void bmm_kernel(OpCall& call) {
 // with beta == 1 (linear) goes to cuBLASLt's fused bias epilogue where it applies.
 void addmm_kernel(OpCall& call) {
   const Tensor &self = call.in(0), &a = call.in(1), &b = call.in(2);
-  Scalar beta = call.attr(0).to_scalar(), alpha = call.attr(1).to_scalar();
+  const AddmmArgs args = AddmmArgs::from(call);
   check_blas_dtype("addmm", a.dtype());
   Tensor out = output_or_new(call, {a.size(0), b.size(1)}, a);
-  bool use_self = beta.to_double() != 0.0;
-  if (use_self && beta.to_double() == 1.0 && self.dim() == 1 && self.device() == out.device() &&
-      gemm_bias_lt(a, b, self, out, alpha, "addmm"))
+  bool use_self = args.beta.to_double() != 0.0;
+  if (use_self && args.beta.to_double() == 1.0 && self.dim() == 1 &&
+      self.device() == out.device() && gemm_bias_lt(a, b, self, out, args.alpha, "addmm"))
     return;
   if (use_self && !out.is_same(self)) out.copy_(self);
-  batched_gemm(a.unsqueeze(0), b.unsqueeze(0), out.unsqueeze(0), alpha, use_self ? beta : Scalar(0),
-               "addmm");
+  batched_gemm(a.unsqueeze(0), b.unsqueeze(0), out.unsqueeze(0), args.alpha,
+               use_self ? args.beta : Scalar(0), "addmm");
 }
 
 // mv: in self [m,k], vec [k]: out [m, 1] = self @ vec [k, 1].

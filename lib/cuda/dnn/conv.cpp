@@ -7,6 +7,8 @@
 #include "cuda/dnn/conv_algorithm.h"
 #include "cuda/dnn/conv_bias.h"
 #include "cuda/launch.h"
+#include "dispatch/args/linalg.h"
+#include "dispatch/args/nn_backward.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/linalg.h"
 #include "dispatch/op_ids/nn_backward.h"
@@ -73,13 +75,12 @@ void run(ConvPass pass, const ConvProblem& p, const Tensor& x, const Tensor& w, 
 void conv2d_kernel(OpCall& call) {
   const Tensor x = dense_operand(call.in(0)), w = dense_operand(call.in(1));
   const Tensor bias = call.inputs.size() > 2 ? call.in(2) : Tensor();
-  const DimVector &st = call.attr(0).to_ints(), &pad = call.attr(1).to_ints(), &dil = call.attr(2).to_ints();
-  const int64_t groups = call.attr(3).to_int();
-  const int64_t oh = (x.size(2) + 2 * pad[0] - dil[0] * (w.size(2) - 1) - 1) / st[0] + 1;
-  const int64_t ow = (x.size(3) + 2 * pad[1] - dil[1] * (w.size(3) - 1) - 1) / st[1] + 1;
+  const Conv2dArgs a = Conv2dArgs::from(call);
+  const int64_t oh = (x.size(2) + 2 * a.padding[0] - a.dilation[0] * (w.size(2) - 1) - 1) / a.stride[0] + 1;
+  const int64_t ow = (x.size(3) + 2 * a.padding[1] - a.dilation[1] * (w.size(3) - 1) - 1) / a.stride[1] + 1;
   Output out(call, {x.size(0), w.size(0), oh, ow}, x);
-  ConvProblem p = problem(x.size(0), x.size(1), x.size(2), x.size(3), w.size(0), w.size(2), w.size(3), oh, ow, st,
-                          pad, dil, groups, x.dtype());
+  ConvProblem p = problem(x.size(0), x.size(1), x.size(2), x.size(3), w.size(0), w.size(2), w.size(3), oh, ow,
+                          a.stride, a.padding, a.dilation, a.groups, x.dtype());
   run(ConvPass::Forward, p, x, w, out.dense, out, bias);
 }
 
@@ -89,15 +90,15 @@ void conv2d_kernel(OpCall& call) {
 void conv_transpose2d_kernel(OpCall& call) {
   const Tensor x = dense_operand(call.in(0)), w = dense_operand(call.in(1));
   const Tensor bias = call.inputs.size() > 2 ? call.in(2) : Tensor();
-  const DimVector &st = call.attr(0).to_ints(), &pad = call.attr(1).to_ints(), &opad = call.attr(2).to_ints(),
-                  &dil = call.attr(4).to_ints();
-  const int64_t groups = call.attr(3).to_int();
-  const int64_t oh = (x.size(2) - 1) * st[0] - 2 * pad[0] + dil[0] * (w.size(2) - 1) + opad[0] + 1;
-  const int64_t ow = (x.size(3) - 1) * st[1] - 2 * pad[1] + dil[1] * (w.size(3) - 1) + opad[1] + 1;
-  const int64_t cout = w.size(1) * groups;
+  const ConvTranspose2dArgs a = ConvTranspose2dArgs::from(call);
+  const int64_t oh =
+      (x.size(2) - 1) * a.stride[0] - 2 * a.padding[0] + a.dilation[0] * (w.size(2) - 1) + a.output_padding[0] + 1;
+  const int64_t ow =
+      (x.size(3) - 1) * a.stride[1] - 2 * a.padding[1] + a.dilation[1] * (w.size(3) - 1) + a.output_padding[1] + 1;
+  const int64_t cout = w.size(1) * a.groups;
   Output out(call, {x.size(0), cout, oh, ow}, x);
-  ConvProblem p = problem(x.size(0), cout, oh, ow, w.size(0), w.size(2), w.size(3), x.size(2), x.size(3), st, pad,
-                          dil, groups, x.dtype());
+  ConvProblem p = problem(x.size(0), cout, oh, ow, w.size(0), w.size(2), w.size(3), x.size(2), x.size(3), a.stride,
+                          a.padding, a.dilation, a.groups, x.dtype());
   run(ConvPass::BackwardData, p, out.dense, w, x, out, bias);
 }
 
@@ -105,12 +106,10 @@ void conv_transpose2d_kernel(OpCall& call) {
 // kh, kw]; attrs input_size [N,C_in,H,W], stride, padding, dilation, groups.
 void conv2d_backward_input_kernel(OpCall& call) {
   const Tensor go = dense_operand(call.in(0)), w = dense_operand(call.in(1));
-  const DimVector &size = call.attr(0).to_ints(), &st = call.attr(1).to_ints(), &pad = call.attr(2).to_ints(),
-                  &dil = call.attr(3).to_ints();
-  const int64_t groups = call.attr(4).to_int();
-  Output out(call, size, go);
-  ConvProblem p = problem(size[0], size[1], size[2], size[3], w.size(0), w.size(2), w.size(3), go.size(2),
-                          go.size(3), st, pad, dil, groups, go.dtype());
+  const Conv2dBackwardInputArgs a = Conv2dBackwardInputArgs::from(call);
+  Output out(call, a.input_size, go);
+  ConvProblem p = problem(a.input_size[0], a.input_size[1], a.input_size[2], a.input_size[3], w.size(0), w.size(2),
+                          w.size(3), go.size(2), go.size(3), a.stride, a.padding, a.dilation, a.groups, go.dtype());
   run(ConvPass::BackwardData, p, out.dense, w, go, out, Tensor());
 }
 
@@ -118,12 +117,11 @@ void conv2d_backward_input_kernel(OpCall& call) {
 // weight_size [C_out, C_in/groups, kh, kw], stride, padding, dilation, groups.
 void conv2d_backward_weight_kernel(OpCall& call) {
   const Tensor go = dense_operand(call.in(0)), x = dense_operand(call.in(1));
-  const DimVector &size = call.attr(0).to_ints(), &st = call.attr(1).to_ints(), &pad = call.attr(2).to_ints(),
-                  &dil = call.attr(3).to_ints();
-  const int64_t groups = call.attr(4).to_int();
-  Output out(call, size, go);
-  ConvProblem p = problem(x.size(0), x.size(1), x.size(2), x.size(3), size[0], size[2], size[3], go.size(2),
-                          go.size(3), st, pad, dil, groups, go.dtype());
+  const Conv2dBackwardWeightArgs a = Conv2dBackwardWeightArgs::from(call);
+  Output out(call, a.weight_size, go);
+  ConvProblem p = problem(x.size(0), x.size(1), x.size(2), x.size(3), a.weight_size[0], a.weight_size[2],
+                          a.weight_size[3], go.size(2), go.size(3), a.stride, a.padding, a.dilation, a.groups,
+                          go.dtype());
   run(ConvPass::BackwardFilter, p, x, out.dense, go, out, Tensor());
 }
 

@@ -3,6 +3,7 @@
 // cpu/binary.cpp; formulas: kernels/elementwise_math.h).
 #include "kernels/elementwise_math.h"
 #include "cuda/elementwise/helpers.cuh"
+#include "dispatch/args/elementwise.h"
 #include "dispatch/op_ids/elementwise.h"
 
 namespace ember::cuda {
@@ -35,13 +36,20 @@ struct LeakyRelu {
 void relu_kernel(OpCall& c) { same_dtype_unary<DTypes::Numeric>(c, Relu{}); }
 
 void gelu_kernel(OpCall& c) {
-  if (c.attr(0).to_string() == "tanh") float_unary(c, GeluTanh{});
+  const GeluArgs a = GeluArgs::from(c);
+  if (a.approximate == "tanh") float_unary(c, GeluTanh{});
   else float_unary(c, Gelu{});
 }
 
 void silu_kernel(OpCall& c) { float_unary(c, Silu{}); }
-void softplus_kernel(OpCall& c) { float_unary(c, Softplus{c.attr(0).to_double(), c.attr(1).to_double()}); }
-void leaky_relu_kernel(OpCall& c) { float_unary(c, LeakyRelu{c.attr(0).to_double()}); }
+void softplus_kernel(OpCall& c) {
+  const SoftplusArgs a = SoftplusArgs::from(c);
+  float_unary(c, Softplus{a.beta.to_double(), a.threshold.to_double()});
+}
+void leaky_relu_kernel(OpCall& c) {
+  const LeakyReluArgs a = LeakyReluArgs::from(c);
+  float_unary(c, LeakyRelu{a.negative_slope.to_double()});
+}
 
 // grad where self > threshold else 0, in grad's (float) dtype.
 template <typename O>
@@ -53,10 +61,11 @@ struct ThresholdBackward {
 void threshold_backward_kernel(OpCall& c) {
   DType dt = c.in(0).dtype();
   BinarySetup s = setup_binary(c, dt, dt);
+  const ThresholdBackwardArgs a = ThresholdBackwardArgs::from(c);
   dispatch<DTypes::Floating>(dt, c.name(), [&](auto tag) {
     using T = decltype(tag);
     using O = opmath_t<T>;
-    run_binary<T>(s, ThresholdBackward<O>{c.attr(0).to_scalar().to<O>()});
+    run_binary<T>(s, ThresholdBackward<O>{a.threshold.to<O>()});
   });
   s.output.finish();
 }

@@ -44,13 +44,21 @@ struct Threshold {
 
 void elu_kernel(OpCall& c) { float_unary(c, Elu{elu_params<EluArgs>(c)}); }
 void hardtanh_kernel(OpCall& c) {
-  same_dtype_unary<DTypes::Numeric>(c, Hardtanh{c.attr(0).to_double(), c.attr(1).to_double()});
+  const HardtanhArgs a = HardtanhArgs::from(c);
+  same_dtype_unary<DTypes::Numeric>(c, Hardtanh{a.min_val.to_double(), a.max_val.to_double()});
 }
 // lambd is rounded to self's dtype first, as torch compares in it.
-void softshrink_kernel(OpCall& c) { float_unary(c, Softshrink{rounded_to(c.in(0).dtype(), c.attr(0).to_double())}); }
-void hardshrink_kernel(OpCall& c) { float_unary(c, Hardshrink{rounded_to(c.in(0).dtype(), c.attr(0).to_double())}); }
+void softshrink_kernel(OpCall& c) {
+  const SoftshrinkArgs a = SoftshrinkArgs::from(c);
+  float_unary(c, Softshrink{rounded_to(c.in(0).dtype(), a.lambd.to_double())});
+}
+void hardshrink_kernel(OpCall& c) {
+  const HardshrinkArgs a = HardshrinkArgs::from(c);
+  float_unary(c, Hardshrink{rounded_to(c.in(0).dtype(), a.lambd.to_double())});
+}
 void threshold_kernel(OpCall& c) {
-  same_dtype_unary<DTypes::Numeric>(c, Threshold{c.attr(0).to_double(), c.attr(1).to_double()});
+  const ThresholdArgs a = ThresholdArgs::from(c);
+  same_dtype_unary<DTypes::Numeric>(c, Threshold{a.threshold.to_double(), a.value.to_double()});
 }
 
 // Backward functors: (grad, self) in opmath values.
@@ -71,10 +79,12 @@ struct ShrinkBackward {
 
 void elu_backward_kernel(OpCall& c) { float_unary_backward(c, EluBackward{elu_params<EluBackwardArgs>(c)}); }
 void hardtanh_backward_kernel(OpCall& c) {
-  float_unary_backward(c, HardtanhBackward{c.attr(0).to_double(), c.attr(1).to_double()});
+  const HardtanhBackwardArgs a = HardtanhBackwardArgs::from(c);
+  float_unary_backward(c, HardtanhBackward{a.min_val.to_double(), a.max_val.to_double()});
 }
 void hardshrink_backward_kernel(OpCall& c) {
-  float_unary_backward(c, ShrinkBackward{rounded_to(c.in(1).dtype(), c.attr(0).to_double())});
+  const HardshrinkBackwardArgs a = HardshrinkBackwardArgs::from(c);
+  float_unary_backward(c, ShrinkBackward{rounded_to(c.in(1).dtype(), a.lambd.to_double())});
 }
 
 EMBER_REGISTER_KERNEL(elu, CUDA, elu_kernel);

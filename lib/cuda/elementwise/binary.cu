@@ -6,14 +6,14 @@
 #include "kernels/elementwise_math.h"
 #include "kernels/int_math.h"
 #include "cuda/elementwise/helpers.cuh"
+#include "dispatch/args/elementwise.h"
 #include "dispatch/op_ids/elementwise.h"
 
 namespace ember::cuda {
 namespace {
 
 // add and sub: self +- alpha * other. Integers wrap around on overflow.
-void add_sub(OpCall& c, bool subtract) {
-  Scalar alpha = c.attr(0).to_scalar();
+void add_sub(OpCall& c, const Scalar& alpha, bool subtract) {
   DType dt = result_type(c.in(0), c.in(1));
   BinarySetup s = setup_binary(c, dt, dt);
   EMBER_DISPATCH_ALL(dt, c.name(), [&] {
@@ -24,8 +24,8 @@ void add_sub(OpCall& c, bool subtract) {
   });
   s.output.finish();
 }
-void add_kernel(OpCall& c) { add_sub(c, false); }
-void sub_kernel(OpCall& c) { add_sub(c, true); }
+void add_kernel(OpCall& c) { add_sub(c, AddArgs::from(c).alpha, false); }
+void sub_kernel(OpCall& c) { add_sub(c, SubArgs::from(c).alpha, true); }
 
 struct Mul {
   template <typename T> __device__ T operator()(T x, T y) const { return wrap_mul(x, y); }

@@ -4,6 +4,7 @@
 
 #include "kernels/elementwise_math.h"
 #include "cuda/elementwise/helpers.cuh"
+#include "dispatch/args/elementwise.h"
 #include "dispatch/op_ids/elementwise.h"
 
 namespace ember::cuda {
@@ -49,19 +50,16 @@ struct NanToNum {
 void nan_to_num_kernel(OpCall& c) {
   const Tensor& self = c.in(0);
   if (!is_floating(self.dtype())) return copy_unary(c);  // nothing to replace
-  std::optional<double> nan, posinf, neginf;
-  if (!c.attr(0).is_none()) nan = c.attr(0).to_double();
-  if (!c.attr(1).is_none()) posinf = c.attr(1).to_double();
-  if (!c.attr(2).is_none()) neginf = c.attr(2).to_double();
+  const NanToNumArgs a = NanToNumArgs::from(c);
   ElementwiseOutput o = prepare_output(c, self.sizes(), self.dtype());
   Tensor in = prepare_operand(self, self.dtype(), o.out);
   dispatch<DTypes::Floating>(self.dtype(), "nan_to_num", [&](auto tag) {
     using T = decltype(tag);
     using O = opmath_t<T>;
     O big = max_finite<T>();
-    O n = static_cast<O>(nan.value_or(0.0));
-    O p = posinf ? static_cast<O>(*posinf) : big;
-    O m = neginf ? static_cast<O>(*neginf) : -big;
+    O n = static_cast<O>(a.nan.value_or(0.0));
+    O p = a.posinf ? static_cast<O>(*a.posinf) : big;
+    O m = a.neginf ? static_cast<O>(*a.neginf) : -big;
     gpu_kernel<T, T>(o.out, {&in}, NanToNum<O>{n, p, m});
   });
   o.finish();

@@ -9,6 +9,7 @@
 #include "kernels/int_math.h"
 #include "cuda/device_error.h"
 #include "cuda/elementwise/helpers.cuh"
+#include "dispatch/args/elementwise.h"
 #include "dispatch/op_ids/elementwise.h"
 
 namespace ember::cuda {
@@ -63,9 +64,9 @@ DeviceErrorReporter reporter(const OpCall& c) {
 }
 
 void div_kernel(OpCall& c) {
-  const Attr& mode = c.attr(0);
-  if (mode.is_none()) return float_binary(c, TrueDiv{});  // integers divide as floats
-  Rounding r = mode.to_string() == "floor" ? Rounding::Floor : Rounding::Trunc;
+  const DivArgs a = DivArgs::from(c);
+  if (!a.rounding_mode) return float_binary(c, TrueDiv{});  // integers divide as floats
+  Rounding r = *a.rounding_mode == "floor" ? Rounding::Floor : Rounding::Trunc;
   promoted_binary<DTypes::Numeric>(c, DivRounded{r, reporter(c)});
 }
 

@@ -9,6 +9,7 @@
 
 #include "kernels/special_math.h"
 #include "cuda/elementwise/helpers.cuh"
+#include "dispatch/args/elementwise.h"
 #include "dispatch/op_ids/elementwise.h"
 
 namespace ember::cuda {
@@ -34,7 +35,8 @@ template <Fn kFn>
 void special_unary_kernel(OpCall& c) { float_unary(c, SpecialUnary{kFn}); }
 
 void polygamma_kernel(OpCall& c) {
-  float_unary(c, SpecialUnary{Fn::Polygamma, c.attr(0).to_int()});
+  const PolygammaArgs a = PolygammaArgs::from(c);
+  float_unary(c, SpecialUnary{Fn::Polygamma, a.n});
 }
 
 // ---- binary ---------------------------------------------------------------------------------

@@ -6,6 +6,7 @@
 
 #include "kernels/elementwise_math.h"
 #include "cuda/elementwise/helpers.cuh"
+#include "dispatch/args/elementwise.h"
 #include "dispatch/op_ids/elementwise.h"
 
 namespace ember::cuda {
@@ -59,10 +60,10 @@ void ceil_kernel(OpCall& c) { rounding_unary(c, Round{Rounding::Ceil}); }
 void trunc_kernel(OpCall& c) { rounding_unary(c, Round{Rounding::Trunc}); }
 
 void round_kernel(OpCall& c) {
-  int64_t decimals = c.attr(0).to_int();
-  if (decimals == 0) return rounding_unary(c, Round{Rounding::HalfEven});
-  bool negative = decimals < 0;
-  double scale = std::pow(10.0, static_cast<double>(negative ? -decimals : decimals));
+  const RoundArgs a = RoundArgs::from(c);
+  if (a.decimals == 0) return rounding_unary(c, Round{Rounding::HalfEven});
+  bool negative = a.decimals < 0;
+  double scale = std::pow(10.0, static_cast<double>(negative ? -a.decimals : a.decimals));
   rounding_unary(c, Round{Rounding::Decimals, scale, negative});
 }
 

@@ -4,6 +4,7 @@
 #include "kernels/exact_rounding.h"
 #include "kernels/dtype_dispatch.h"
 #include "cuda/launch.h"
+#include "dispatch/args/core.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/core.h"
 
@@ -58,22 +59,23 @@ void fill_indexed(const Tensor& out, const F& f) {
 
 void arange_kernel(OpCall& c) {
   const Tensor& out = c.outputs[0];
-  Scalar start = c.attr(0).to_scalar(), step = c.attr(1).to_scalar();
+  const ArangeArgs a = ArangeArgs::from(c);
   EMBER_DISPATCH_NUMERIC(out.dtype(), "arange", [&] {
     if constexpr (is_float_v<scalar_t>) {
-      fill_indexed<scalar_t>(out, ArangeDouble<scalar_t>{start.to_double(), step.to_double()});
+      fill_indexed<scalar_t>(out, ArangeDouble<scalar_t>{a.start.to_double(), a.step.to_double()});
     } else {
-      if (start.is_float() || step.is_float())
-        fill_indexed<scalar_t>(out, ArangeDouble<scalar_t>{start.to_double(), step.to_double()});
+      if (a.start.is_float() || a.step.is_float())
+        fill_indexed<scalar_t>(out, ArangeDouble<scalar_t>{a.start.to_double(), a.step.to_double()});
       else
-        fill_indexed<scalar_t>(out, ArangeInt<scalar_t>{start.to_int(), step.to_int()});
+        fill_indexed<scalar_t>(out, ArangeInt<scalar_t>{a.start.to_int(), a.step.to_int()});
     }
   });
 }
 
 void linspace_kernel(OpCall& c) {
   const Tensor& out = c.outputs[0];
-  const double s = c.attr(0).to_double(), e = c.attr(1).to_double();
+  const LinspaceArgs a = LinspaceArgs::from(c);
+  const double s = a.start.to_double(), e = a.end.to_double();
   const int64_t n = out.numel();
   const double step = n > 1 ? (e - s) / double(n - 1) : 0.0;
   EMBER_DISPATCH_NUMERIC(out.dtype(), "linspace", [&] {

@@ -11,6 +11,7 @@
 #include "kernels/index_plan.h"
 #include "cuda/index/positions.cuh"
 #include "ember/ops/factories.h"
+#include "dispatch/args/shape_index.h"
 #include "dispatch/op_ids/shape_index.h"
 
 namespace ember::cuda {
@@ -82,7 +83,7 @@ void index_kernel(OpCall& c) {
 void index_put_kernel(OpCall& c) {
   const Tensor& self = c.outputs[0];
   const Tensor values = on_device(c.in(1), *c.device);
-  const bool accumulate = c.attr(0).to_bool();
+  const IndexPutArgs a = IndexPutArgs::from(c);
   LaunchContext ctx(self);
   Plan plan = plan_index(ctx.stream, self, index_tensors(c, 2), opid::index_put_);
   const Tensor& sv = plan.views.self_view;
@@ -91,7 +92,7 @@ void index_put_kernel(OpCall& c) {
   const std::array<ByteStrides, 3> strides{
       byte_strides(sv), broadcast_byte_strides(values, sv.sizes()), byte_strides(ov)};
   const std::array<char*, 3> bases{bytes_of(sv), bytes_of(values), bytes_of(ov)};
-  if (!accumulate) {
+  if (!a.accumulate) {
     EMBER_DISPATCH_ELEMENT_SIZE(self.element_size(), [&] {
       using T = elem_t;
       for_each_position<3>(ctx.stream, sv.sizes(), strides, bases, [] __device__(char* const(&p)[3]) {

@@ -5,6 +5,7 @@
 #include "kernels/restride.h"
 #include "cuda/index/positions.cuh"
 #include "ember/ops/factories.h"
+#include "dispatch/args/shape_index.h"
 #include "dispatch/op_ids/shape_index.h"
 
 namespace ember::cuda {
@@ -33,8 +34,9 @@ void gather_along(const Tensor& out, const Tensor& self, const Tensor& index, in
 void gather_kernel(OpCall& c) {
   const Tensor& self = c.in(0);
   const Tensor& index = c.in(1);
+  const GatherArgs a = GatherArgs::from(c);
   Tensor out = empty(index.sizes(), TensorOptions(self.dtype()).device(self.device()));
-  if (out.numel()) gather_along(out, self, index, c.attr(0).to_int(), opid::gather);
+  if (out.numel()) gather_along(out, self, index, a.dim, opid::gather);
   c.outputs.push_back(out);
 }
 
@@ -42,14 +44,14 @@ void gather_kernel(OpCall& c) {
 void index_select_kernel(OpCall& c) {
   const Tensor& self = c.in(0);
   const Tensor& index = c.in(1);
-  const int64_t dim = c.attr(0).to_int();
+  const IndexSelectArgs a = IndexSelectArgs::from(c);
   DimVector sizes = self.sizes();
-  sizes[dim] = index.numel();
+  sizes[a.dim] = index.numel();
   Tensor out = empty(sizes, TensorOptions(self.dtype()).device(self.device()));
   if (out.numel()) {
     DimVector strides(out.dim(), 0);
-    strides[dim] = index.dim() ? index.stride(0) : 0;
-    gather_along(out, self, restride(index, sizes, strides, index.storage_offset()), dim,
+    strides[a.dim] = index.dim() ? index.stride(0) : 0;
+    gather_along(out, self, restride(index, sizes, strides, index.storage_offset()), a.dim,
                  opid::index_select);
   }
   c.outputs.push_back(out);

@@ -10,6 +10,7 @@
 #include "cuda/index/positions.cuh"
 #include "cuda/loops.cuh"
 #include "cuda/strided_kernels.h"
+#include "dispatch/args/shape_index.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/shape_index.h"
 
@@ -85,10 +86,10 @@ void nonzero_kernel(OpCall& c) {
 void masked_fill_kernel(OpCall& c) {
   const Tensor& self = c.outputs[0];
   const Tensor& mask = c.in(1);
-  const Scalar v = c.attr(0).to_scalar();
+  const MaskedFillArgs a = MaskedFillArgs::from(c);
   EMBER_DISPATCH_ALL(self.dtype(), "masked_fill_", [&] {
     using O = opmath_t<scalar_t>;
-    const O value = static_cast<O>(v.to<scalar_t>());
+    const O value = static_cast<O>(a.value.to<scalar_t>());
     gpu_kernel<scalar_t, scalar_t, bool>(self, {&self, &mask},
                                          [value] EMBER_LAMBDA(O x, bool m) { return m ? value : x; });
   });

@@ -15,6 +15,7 @@
 #include "kernels/dtype_dispatch.h"
 #include "kernels/restride.h"
 #include "cuda/index/positions.cuh"
+#include "dispatch/args/shape_index.h"
 #include "dispatch/op_ids/shape_index.h"
 
 namespace ember::cuda {
@@ -29,7 +30,7 @@ Reduce parse_reduce(const std::string& s) {
 // The operands of a scatter over the positions of `index`: self with stride 0
 // along dim (the index supplies that coordinate), the index, and src (or, for a
 // value, the index again with zero strides: never read).
-struct ScatterArgs {
+struct ScatterOperands {
   Tensor self, index, src;  // src undefined: value
   int64_t dim = 0;
   bool wrap = false;
@@ -43,7 +44,7 @@ struct ScatterLaunch {
   DeviceErrorReporter err;
 };
 
-ScatterLaunch prepare(const ScatterArgs& a) {
+ScatterLaunch prepare(const ScatterOperands& a) {
   ScatterLaunch l;
   const bool has_src = a.src.defined();
   l.strides = {byte_strides(a.self, a.dim), byte_strides(a.index),
@@ -56,7 +57,7 @@ ScatterLaunch prepare(const ScatterArgs& a) {
 }
 
 // self[.., index, ..] = src (or the value's bits): moves elements of self's size.
-void scatter_plain(const ScatterArgs& a, uint64_t value_bits) {
+void scatter_plain(const ScatterOperands& a, uint64_t value_bits) {
   LaunchContext ctx(a.self);
   const ScatterLaunch l = prepare(a);
   const bool has_src = a.src.defined(), wrap = a.wrap;
@@ -78,7 +79,7 @@ void scatter_plain(const ScatterArgs& a, uint64_t value_bits) {
 }
 
 // self[.., index, ..] (op)= alpha * src (or value), atomically.
-void scatter_reduce(const ScatterArgs& a, Reduce reduce, const Scalar& value, const Scalar& alpha) {
+void scatter_reduce(const ScatterOperands& a, Reduce reduce, const Scalar& value, const Scalar& alpha) {
   LaunchContext ctx(a.self);
   const ScatterLaunch l = prepare(a);
   const bool has_src = a.src.defined(), wrap = a.wrap, add = reduce == Reduce::Add;
@@ -103,7 +104,7 @@ void scatter_reduce(const ScatterArgs& a, Reduce reduce, const Scalar& value, co
   });
 }
 
-void run_scatter(const ScatterArgs& a, Reduce reduce, const Scalar& value, const Scalar& alpha = Scalar(1)) {
+void run_scatter(const ScatterOperands& a, Reduce reduce, const Scalar& value, const Scalar& alpha = Scalar(1)) {
   if (a.index.numel() == 0) return;
   if (reduce != Reduce::None) return scatter_reduce(a, reduce, value, alpha);
   uint64_t bits = 0;
@@ -125,41 +126,44 @@ Tensor spread_index(const Tensor& index, const Tensor& like, int64_t dim) {
 }
 
 void scatter_kernel(OpCall& c) {
-  run_scatter({c.outputs[0], c.in(1), c.in(2), c.attr(0).to_int(), false, opid::scatter_},
-              parse_reduce(c.attr(1).to_string()), Scalar());
+  const ScatterArgs a = ScatterArgs::from(c);
+  run_scatter({c.outputs[0], c.in(1), c.in(2), a.dim, false, opid::scatter_},
+              parse_reduce(a.reduce), Scalar());
 }
 
 void scatter_value_kernel(OpCall& c) {
-  run_scatter({c.outputs[0], c.in(1), Tensor(), c.attr(0).to_int(), false, opid::scatter_value_},
-              parse_reduce(c.attr(2).to_string()), c.attr(1).to_scalar());
+  const ScatterValueArgs a = ScatterValueArgs::from(c);
+  run_scatter({c.outputs[0], c.in(1), Tensor(), a.dim, false, opid::scatter_value_},
+              parse_reduce(a.reduce), a.value);
 }
 
 void scatter_add_kernel(OpCall& c) {
-  run_scatter({c.outputs[0], c.in(1), c.in(2), c.attr(0).to_int(), false, opid::scatter_add_},
+  const ScatterAddArgs a = ScatterAddArgs::from(c);
+  run_scatter({c.outputs[0], c.in(1), c.in(2), a.dim, false, opid::scatter_add_},
               Reduce::Add, Scalar());
 }
 
 void index_copy_kernel(OpCall& c) {
   const Tensor& source = c.in(2);
-  const int64_t dim = c.attr(0).to_int();
-  run_scatter({c.outputs[0], spread_index(c.in(1), source, dim), source, dim, false, opid::index_copy_},
+  const IndexCopyArgs a = IndexCopyArgs::from(c);
+  run_scatter({c.outputs[0], spread_index(c.in(1), source, a.dim), source, a.dim, false, opid::index_copy_},
               Reduce::None, Scalar());
 }
 
 void index_fill_kernel(OpCall& c) {
   const Tensor& self = c.outputs[0];
-  const int64_t dim = c.attr(0).to_int();
-  run_scatter({self, spread_index(c.in(1), self, dim), Tensor(), dim, /*wrap=*/true, opid::index_fill_},
-              Reduce::None, c.attr(1).to_scalar());
+  const IndexFillArgs a = IndexFillArgs::from(c);
+  run_scatter({self, spread_index(c.in(1), self, a.dim), Tensor(), a.dim, /*wrap=*/true, opid::index_fill_},
+              Reduce::None, a.value);
 }
 
 // self[.., index[j], ..] += alpha * source[.., j, ..].
 void index_add_kernel(OpCall& c) {
   const Tensor& source = c.in(2);
-  const int64_t dim = c.attr(0).to_int();
+  const IndexAddArgs a = IndexAddArgs::from(c);
   if (source.numel() == 0) return;
-  run_scatter({c.outputs[0], spread_index(c.in(1), source, dim), source, dim, false, opid::index_add_},
-              Reduce::Add, Scalar(), c.attr(1).to_scalar());
+  run_scatter({c.outputs[0], spread_index(c.in(1), source, a.dim), source, a.dim, false, opid::index_add_},
+              Reduce::Add, Scalar(), a.alpha);
 }
 
 EMBER_REGISTER_KERNEL(scatter_, CUDA, scatter_kernel);

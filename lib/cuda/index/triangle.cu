@@ -2,6 +2,7 @@
 // thread per element (lib/cpu/shape.cpp decides the same output). Only moves
 // elements: all-zero bits are 0 in every dtype.
 #include "cuda/index/positions.cuh"
+#include "dispatch/args/shape_index.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/shape_index.h"
 #include "ember/ops/factories.h"
@@ -9,9 +10,8 @@
 namespace ember::cuda {
 namespace {
 
-void triangle(OpCall& c, bool lower) {
+void triangle(OpCall& c, int64_t k, bool lower) {
   const Tensor& self = c.in(0);
-  const int64_t k = c.attr(0).to_int();
   Tensor out = empty(self.sizes(), TensorOptions(self.dtype()).device(self.device()));
   c.outputs.push_back(out);
   if (out.numel() == 0) return;
@@ -31,8 +31,8 @@ void triangle(OpCall& c, bool lower) {
   });
 }
 
-void tril_kernel(OpCall& c) { triangle(c, true); }
-void triu_kernel(OpCall& c) { triangle(c, false); }
+void tril_kernel(OpCall& c) { triangle(c, TrilArgs::from(c).diagonal, true); }
+void triu_kernel(OpCall& c) { triangle(c, TriuArgs::from(c).diagonal, false); }
 
 EMBER_REGISTER_KERNEL(tril, CUDA, tril_kernel);
 EMBER_REGISTER_KERNEL(triu, CUDA, triu_kernel);

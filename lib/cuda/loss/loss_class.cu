@@ -6,6 +6,7 @@
 // warp-per-position layout (S == 1) and the target checks in loss_class.cuh. No
 // log_softmax tensor is materialized.
 #include "cuda/loss/loss_class.cuh"
+#include "dispatch/args/nn.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn.h"
 
@@ -135,12 +136,14 @@ void class_loss(OpCall& c, const ClassLossParams& p, OpId op, const char* name) 
 }
 
 void cross_entropy_kernel(OpCall& c) {
-  class_loss(c, {true, c.attr(0).to_int(), c.attr(1).to_int(), c.attr(2).to_double()}, opid::cross_entropy,
+  const CrossEntropyArgs a = CrossEntropyArgs::from(c);
+  class_loss(c, {true, a.ignore_index, a.reduction, a.label_smoothing}, opid::cross_entropy,
              "cross_entropy");
 }
 
 void nll_loss_kernel(OpCall& c) {
-  class_loss(c, {false, c.attr(0).to_int(), c.attr(1).to_int(), 0.0}, opid::nll_loss, "nll_loss");
+  const NllLossArgs a = NllLossArgs::from(c);
+  class_loss(c, {false, a.ignore_index, a.reduction, 0.0}, opid::nll_loss, "nll_loss");
 }
 
 EMBER_REGISTER_KERNEL(cross_entropy, CUDA, cross_entropy_kernel);

@@ -9,6 +9,7 @@
 // the denominator stay on the device (read by the kernel through pointers). A warp
 // per position when S == 1, else a thread (loss_class.cuh).
 #include "cuda/loss/loss_class.cuh"
+#include "dispatch/args/nn_backward.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn_backward.h"
 
@@ -124,25 +125,25 @@ GradInput grad_input(const Tensor& grad, const Tensor& x, int64_t reduction) {
 
 void nll_loss_backward_kernel(OpCall& c) {
   const Tensor& x = c.in(1);
-  const int64_t reduction = c.attr(0).to_int(), ignore_index = c.attr(1).to_int();
+  const NllLossBackwardArgs a = NllLossBackwardArgs::from(c);
   const ClassGeometry g = class_geometry(x);
   const Tensor w = device_weights(c.in(3), x);
   const Tensor t = c.in(2).to(kInt64).contiguous();
   Tensor dx = zeros(IntList(x.sizes().begin(), x.sizes().end()), TensorOptions(x.dtype()).device(x.device()));
   c.outputs.push_back(dx);
   if (g.positions() == 0) return;
-  const GradInput gi = grad_input(c.in(0), x, reduction);
+  const GradInput gi = grad_input(c.in(0), x, a.reduction);
   EMBER_DISPATCH_FLOATING(x.dtype(), "nll_loss_backward", [&] {
     using A = opmath_t<scalar_t>;
     Tensor denom;
-    if (reduction == kMean)
+    if (a.reduction == kMean)
       denom = c.in(4).defined() ? c.in(4).to(x.device(), kFloat64).contiguous()
-                                : target_weight_sum<A>(t, w, g.C, ignore_index);
+                                : target_weight_sum<A>(t, w, g.C, a.ignore_index);
     const Scale<scalar_t> scale{ptr<const scalar_t>(gi.g), gi.stride, denom.defined() ? ptr<const double>(denom) : nullptr};
     LaunchContext ctx(x);
     const DeviceErrorReporter err = device_error_reporter(x.device().index, opid::nll_loss_backward);
     nll_backward_kernel<scalar_t><<<blocks_for(g.positions()), kBlockThreads, 0, ctx.stream>>>(
-        ptr<const int64_t>(t), w.defined() ? ptr<const A>(w) : nullptr, scale, g, ignore_index, err,
+        ptr<const int64_t>(t), w.defined() ? ptr<const A>(w) : nullptr, scale, g, a.ignore_index, err,
         ptr<scalar_t>(dx));
     EMBER_CUDA_CHECK_LAUNCH();
   });
@@ -151,8 +152,7 @@ void nll_loss_backward_kernel(OpCall& c) {
 void cross_entropy_backward_kernel(OpCall& c) {
   const Tensor x = c.in(1).contiguous();
   const Tensor& target = c.in(2);
-  const int64_t reduction = c.attr(0).to_int(), ignore_index = c.attr(1).to_int();
-  const double smoothing = c.attr(2).to_double();
+  const CrossEntropyBackwardArgs a = CrossEntropyBackwardArgs::from(c);
   const bool probs = target.is_floating_point();
   const ClassGeometry g = class_geometry(x);
   const Tensor w = device_weights(c.in(3), x);
@@ -161,13 +161,13 @@ void cross_entropy_backward_kernel(OpCall& c) {
   Tensor dx = empty(x.sizes(), TensorOptions(x.dtype()).device(x.device()));
   c.outputs.push_back(dx);
   if (x.numel() == 0) return;
-  const GradInput gi = grad_input(c.in(0), x, reduction);
+  const GradInput gi = grad_input(c.in(0), x, a.reduction);
   EMBER_DISPATCH_FLOATING(x.dtype(), "cross_entropy_backward", [&] {
     using A = opmath_t<scalar_t>;
     Tensor denom;
-    if (reduction == kMean)
+    if (a.reduction == kMean)
       denom = probs ? full({}, static_cast<double>(g.positions()), TensorOptions(kFloat64).device(x.device()))
-                    : target_weight_sum<A>(t, w, g.C, ignore_index);
+                    : target_weight_sum<A>(t, w, g.C, a.ignore_index);
     const Scale<scalar_t> scale{ptr<const scalar_t>(gi.g), gi.stride, denom.defined() ? ptr<const double>(denom) : nullptr};
     // W = sum_c w_c on the device (no weight: C).
     Tensor w_sum;
@@ -182,16 +182,17 @@ void cross_entropy_backward_kernel(OpCall& c) {
     const scalar_t* qp = probs ? ptr<const scalar_t>(q) : nullptr;
     const int64_t* tp = probs ? nullptr : ptr<const int64_t>(t);
     const A* wp = w.defined() ? ptr<const A>(w) : nullptr;
-    const A eps_c = static_cast<A>(smoothing / static_cast<double>(g.C)), keep = static_cast<A>(1 - smoothing);
+    const A eps_c = static_cast<A>(a.label_smoothing / static_cast<double>(g.C)),
+            keep = static_cast<A>(1 - a.label_smoothing);
     const double* wsp = w_sum.defined() ? ptr<const double>(w_sum) : nullptr;
     const bool warp = g.S == 1;  // a position's logits are contiguous: a warp per position
     const unsigned blocks = class_loss_blocks(g.positions(), warp);
     if (warp)
       ce_backward_kernel<true, scalar_t><<<blocks, kBlockThreads, 0, ctx.stream>>>(
-          xp, qp, tp, wp, scale, g, ignore_index, eps_c, keep, wsp, err, ptr<scalar_t>(dx));
+          xp, qp, tp, wp, scale, g, a.ignore_index, eps_c, keep, wsp, err, ptr<scalar_t>(dx));
     else
       ce_backward_kernel<false, scalar_t><<<blocks, kBlockThreads, 0, ctx.stream>>>(
-          xp, qp, tp, wp, scale, g, ignore_index, eps_c, keep, wsp, err, ptr<scalar_t>(dx));
+          xp, qp, tp, wp, scale, g, a.ignore_index, eps_c, keep, wsp, err, ptr<scalar_t>(dx));
     EMBER_CUDA_CHECK_LAUNCH();
   });
 }

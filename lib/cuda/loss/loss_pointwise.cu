@@ -9,6 +9,7 @@
 #include "cuda/device_error.h"
 #include "cuda/loops.cuh"
 #include "cuda/loss/loss_reduce.cuh"
+#include "dispatch/args/nn.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn.h"
 #include "ember/ops/views.h"
@@ -65,19 +66,23 @@ struct BceLogits {
   EMBER_HOST_DEVICE A operator()(A x, A t) const { return bce_logits(x, t, A(1)); }
 };
 
-void mse_loss_kernel(OpCall& c) { pair_loss(c, "mse_loss", c.attr(0).to_int(), Mse{}); }
-void l1_loss_kernel(OpCall& c) { pair_loss(c, "l1_loss", c.attr(0).to_int(), L1{}); }
+void mse_loss_kernel(OpCall& c) { pair_loss(c, "mse_loss", MseLossArgs::from(c).reduction, Mse{}); }
+void l1_loss_kernel(OpCall& c) { pair_loss(c, "l1_loss", L1LossArgs::from(c).reduction, L1{}); }
 void smooth_l1_loss_kernel(OpCall& c) {
-  pair_loss(c, "smooth_l1_loss", c.attr(0).to_int(), SmoothL1{c.attr(1).to_double()});
+  const SmoothL1LossArgs a = SmoothL1LossArgs::from(c);
+  pair_loss(c, "smooth_l1_loss", a.reduction, SmoothL1{a.beta});
 }
-void huber_loss_kernel(OpCall& c) { pair_loss(c, "huber_loss", c.attr(0).to_int(), Huber{c.attr(1).to_double()}); }
+void huber_loss_kernel(OpCall& c) {
+  const HuberLossArgs a = HuberLossArgs::from(c);
+  pair_loss(c, "huber_loss", a.reduction, Huber{a.delta});
+}
 
 // An input outside [0, 1] (or NaN) is reported (ValueError at the next synchronization).
 void binary_cross_entropy_kernel(OpCall& c) {
   const Tensor& x = c.in(0);
   const Tensor& t = c.in(1);
   const Tensor w = c.in(2).defined() ? c.in(2) : ones_scalar(x);
-  const int64_t reduction = c.attr(0).to_int();
+  const BinaryCrossEntropyArgs a = BinaryCrossEntropyArgs::from(c);
   Tensor out = empty(x.sizes(), TensorOptions(x.dtype()).device(x.device()));
   const DeviceErrorReporter err = device_error_reporter(x.device().index, opid::binary_cross_entropy);
   EMBER_DISPATCH_FLOATING(x.dtype(), "binary_cross_entropy", [&] {
@@ -92,14 +97,14 @@ void binary_cross_entropy_kernel(OpCall& c) {
       return wi * ((q - A(1)) * log_1mp - q * log_p);
     });
   });
-  c.outputs.push_back(reduction == kNone ? out : reduce_losses(out, reduction));
+  c.outputs.push_back(a.reduction == kNone ? out : reduce_losses(out, a.reduction));
 }
 
 void binary_cross_entropy_with_logits_kernel(OpCall& c) {
   const Tensor& x = c.in(0);
-  const int64_t reduction = c.attr(0).to_int();
+  const BinaryCrossEntropyWithLogitsArgs a = BinaryCrossEntropyWithLogitsArgs::from(c);
   if (!c.in(2).defined() && !c.in(3).defined()) {
-    pair_loss(c, "binary_cross_entropy_with_logits", reduction, BceLogits{});
+    pair_loss(c, "binary_cross_entropy_with_logits", a.reduction, BceLogits{});
     return;
   }
   const Tensor& t = c.in(1);
@@ -111,7 +116,7 @@ void binary_cross_entropy_with_logits_kernel(OpCall& c) {
     gpu_kernel<scalar_t, scalar_t, scalar_t, scalar_t, scalar_t>(
         out, {&x, &t, &w, &pw}, [] EMBER_LAMBDA(A xi, A ti, A wi, A pwi) { return wi * bce_logits(xi, ti, pwi); });
   });
-  c.outputs.push_back(reduction == kNone ? out : reduce_losses(out, reduction));
+  c.outputs.push_back(a.reduction == kNone ? out : reduce_losses(out, a.reduction));
 }
 
 EMBER_REGISTER_KERNEL(mse_loss, CUDA, mse_loss_kernel);

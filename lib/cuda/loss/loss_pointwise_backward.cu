@@ -8,6 +8,7 @@
 
 #include "cuda/loops.cuh"
 #include "cuda/loss/loss_reduce.cuh"
+#include "dispatch/args/nn_backward.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn_backward.h"
 #include "ember/ops/views.h"
@@ -22,9 +23,8 @@ double mean_factor(int64_t reduction, int64_t numel) {
 
 // out[i] = f * g[i] * d(x[i], t[i]); d a functor (acc, acc) -> acc.
 template <typename D>
-void pair_backward(OpCall& c, const char* op, const D& d) {
+void pair_backward(OpCall& c, const char* op, int64_t reduction, const D& d) {
   const Tensor &grad = c.in(0), &x = c.in(1), &t = c.in(2);
-  const int64_t reduction = c.attr(0).to_int();
   Tensor out = empty(broadcast_shapes(x.sizes(), t.sizes(), op), TensorOptions(x.dtype()).device(x.device()));
   if (out.numel() == 0) {
     c.outputs.push_back(out);
@@ -86,28 +86,34 @@ struct BceLogitsGrad {
   EMBER_HOST_DEVICE A operator()(A x, A t) const { return sigmoid_of(x) - t; }
 };
 
-void mse_loss_backward_kernel(OpCall& c) { pair_backward(c, "mse_loss_backward", MseGrad{}); }
-void l1_loss_backward_kernel(OpCall& c) { pair_backward(c, "l1_loss_backward", L1Grad{}); }
+void mse_loss_backward_kernel(OpCall& c) {
+  pair_backward(c, "mse_loss_backward", MseLossBackwardArgs::from(c).reduction, MseGrad{});
+}
+void l1_loss_backward_kernel(OpCall& c) {
+  pair_backward(c, "l1_loss_backward", L1LossBackwardArgs::from(c).reduction, L1Grad{});
+}
 void smooth_l1_loss_backward_kernel(OpCall& c) {
-  pair_backward(c, "smooth_l1_loss_backward", SmoothL1Grad{c.attr(1).to_double()});
+  const SmoothL1LossBackwardArgs a = SmoothL1LossBackwardArgs::from(c);
+  pair_backward(c, "smooth_l1_loss_backward", a.reduction, SmoothL1Grad{a.beta});
 }
 void huber_loss_backward_kernel(OpCall& c) {
-  pair_backward(c, "huber_loss_backward", HuberGrad{c.attr(1).to_double()});
+  const HuberLossBackwardArgs a = HuberLossBackwardArgs::from(c);
+  pair_backward(c, "huber_loss_backward", a.reduction, HuberGrad{a.delta});
 }
 
 void binary_cross_entropy_backward_kernel(OpCall& c) {
+  const BinaryCrossEntropyBackwardArgs a = BinaryCrossEntropyBackwardArgs::from(c);
   if (!c.in(3).defined()) {
-    pair_backward(c, "binary_cross_entropy_backward", BceGrad{});
+    pair_backward(c, "binary_cross_entropy_backward", a.reduction, BceGrad{});
     return;
   }
   const Tensor &x = c.in(1), &t = c.in(2), &w = c.in(3);
-  const int64_t reduction = c.attr(0).to_int();
   Tensor out = empty(x.sizes(), TensorOptions(x.dtype()).device(x.device()));
   if (out.numel() > 0) {
     const Tensor g = c.in(0).to(x.dtype());
     EMBER_DISPATCH_FLOATING(x.dtype(), "binary_cross_entropy_backward", [&] {
       using A = opmath_t<scalar_t>;
-      const A f = static_cast<A>(mean_factor(reduction, x.numel()));
+      const A f = static_cast<A>(mean_factor(a.reduction, x.numel()));
       gpu_kernel<scalar_t, scalar_t, scalar_t, scalar_t, scalar_t>(
           out, {&g, &x, &t, &w},
           [f] EMBER_LAMBDA(A gi, A xi, A ti, A wi) { return f * gi * wi * BceGrad{}(xi, ti); });
@@ -117,12 +123,12 @@ void binary_cross_entropy_backward_kernel(OpCall& c) {
 }
 
 void binary_cross_entropy_with_logits_backward_kernel(OpCall& c) {
+  const BinaryCrossEntropyWithLogitsBackwardArgs a = BinaryCrossEntropyWithLogitsBackwardArgs::from(c);
   if (!c.in(3).defined() && !c.in(4).defined()) {
-    pair_backward(c, "binary_cross_entropy_with_logits_backward", BceLogitsGrad{});
+    pair_backward(c, "binary_cross_entropy_with_logits_backward", a.reduction, BceLogitsGrad{});
     return;
   }
   const Tensor &x = c.in(1), &t = c.in(2);
-  const int64_t reduction = c.attr(0).to_int();
   Tensor out = empty(x.sizes(), TensorOptions(x.dtype()).device(x.device()));
   if (out.numel() > 0) {
     const Tensor g = c.in(0).to(x.dtype());
@@ -130,7 +136,7 @@ void binary_cross_entropy_with_logits_backward_kernel(OpCall& c) {
     const Tensor pw = c.in(4).defined() ? c.in(4) : ones_scalar(x);
     EMBER_DISPATCH_FLOATING(x.dtype(), "binary_cross_entropy_with_logits_backward", [&] {
       using A = opmath_t<scalar_t>;
-      const A f = static_cast<A>(mean_factor(reduction, x.numel()));
+      const A f = static_cast<A>(mean_factor(a.reduction, x.numel()));
       gpu_kernel<scalar_t, scalar_t, scalar_t, scalar_t, scalar_t, scalar_t>(
           out, {&g, &x, &t, &w, &pw}, [f] EMBER_LAMBDA(A gi, A xi, A ti, A wi, A pwi) {
             const A pt = pwi * ti;

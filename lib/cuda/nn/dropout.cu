@@ -10,6 +10,8 @@
 #include "kernels/dtype_dispatch.h"
 #include "cuda/launch.h"
 #include "cuda/loops.cuh"
+#include "dispatch/args/nn.h"
+#include "dispatch/args/nn_backward.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn.h"
 #include "dispatch/op_ids/nn_backward.h"
@@ -40,7 +42,7 @@ __global__ void dropout_kernel_impl(const T* x, T* y, bool* mask, int64_t n, uin
 
 void dropout_kernel(OpCall& c) {
   const Tensor& input = c.in(0);
-  const double p = c.attr(0).to_double();
+  const DropoutArgs a = DropoutArgs::from(c);
   const bool preset = c.has_preset_output();
   const TensorOptions on_device = TensorOptions(input.dtype()).device(input.device());
   Tensor out = preset ? c.outputs[0] : empty(input.sizes(), on_device);
@@ -49,8 +51,8 @@ void dropout_kernel(OpCall& c) {
   Tensor mask = empty(input.sizes(), TensorOptions(kBool).device(input.device()));
   const int64_t n = input.numel(), groups = (n + 3) / 4;
   const PhiloxState stream = default_generator(input.device()).reserve(static_cast<uint64_t>(groups));
-  const uint64_t threshold = philox_sample::dropout_threshold(p);
-  const double scale = p < 1.0 ? 1.0 / (1.0 - p) : 0.0;
+  const uint64_t threshold = philox_sample::dropout_threshold(a.p);
+  const double scale = a.p < 1.0 ? 1.0 / (1.0 - a.p) : 0.0;
   if (n > 0) {
     EMBER_DISPATCH_FLOATING(input.dtype(), "dropout", [&] {
       using acc_t = opmath_t<scalar_t>;
@@ -70,11 +72,11 @@ void dropout_kernel(OpCall& c) {
 void dropout_backward_kernel(OpCall& c) {
   const Tensor& g = c.in(0);
   const Tensor& mask = c.in(1);
-  const double scale = c.attr(0).to_double();
+  const DropoutBackwardArgs a = DropoutBackwardArgs::from(c);
   Tensor out = empty(g.sizes(), TensorOptions(g.dtype()).device(g.device()));
   EMBER_DISPATCH_FLOATING(g.dtype(), "native_dropout_backward", [&] {
     using acc_t = opmath_t<scalar_t>;
-    const acc_t s = static_cast<acc_t>(scale);
+    const acc_t s = static_cast<acc_t>(a.scale);
     gpu_kernel<scalar_t, scalar_t, bool>(out, {&g, &mask}, [s] EMBER_LAMBDA(acc_t gi, bool keep) {
       return gi * (keep ? s : acc_t(0));
     });

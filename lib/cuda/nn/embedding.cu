@@ -7,6 +7,7 @@
 #include "kernels/dtype_dispatch.h"
 #include "cuda/device_error.h"
 #include "cuda/launch.h"
+#include "dispatch/args/nn.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn.h"
 #include "ember/ops/factories.h"
@@ -85,7 +86,7 @@ __global__ void one_hot_kernel_impl(const int64_t* idx, int64_t* out, int64_t n,
 
 void one_hot_kernel(OpCall& c) {
   const Tensor idx = c.in(0).contiguous();
-  int64_t num_classes = c.attr(0).to_int();
+  int64_t num_classes = OneHotArgs::from(c).num_classes;
   const int64_t n = idx.numel();
   if (num_classes == -1) {
     // The output's size depends on the data: the indices are read on the host

@@ -11,6 +11,7 @@
 #include "kernels/dtype_dispatch.h"
 #include "cuda/device_error.h"
 #include "cuda/launch.h"
+#include "dispatch/args/nn_backward.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn_backward.h"
 #include "ember/ops/factories.h"
@@ -61,12 +62,12 @@ int key_bits(int64_t rows) {
 
 void embedding_backward_kernel(OpCall& c) {
   const Tensor idx = c.in(1).contiguous();
-  const int64_t n = idx.numel(), rows = c.attr(0).to_int(), padding_idx = c.attr(1).to_int();
-  const bool by_freq = c.attr(2).to_bool();
+  const EmbeddingBackwardArgs a = EmbeddingBackwardArgs::from(c);
+  const int64_t n = idx.numel();
   const int64_t D = c.in(0).size(-1);
   const Tensor g = c.in(0).contiguous();
   const Device dev = g.device();
-  Tensor out = zeros({rows, D}, TensorOptions(g.dtype()).device(dev));
+  Tensor out = zeros({a.num_weights, D}, TensorOptions(g.dtype()).device(dev));
   c.outputs.push_back(out);
   if (n == 0) return;
   const TensorOptions i64 = TensorOptions(kInt64).device(dev);
@@ -78,16 +79,16 @@ void embedding_backward_kernel(OpCall& c) {
   int64_t* pp = static_cast<int64_t*>(positions.data_ptr());
   if (idx.dtype() == kInt64)
     make_keys_kernel<int64_t><<<blocks_for(n), kBlockThreads, 0, ctx.stream>>>(
-        static_cast<const int64_t*>(idx.data_ptr()), kp, pp, n, rows, padding_idx, err);
+        static_cast<const int64_t*>(idx.data_ptr()), kp, pp, n, a.num_weights, a.padding_idx, err);
   else
     make_keys_kernel<int32_t><<<blocks_for(n), kBlockThreads, 0, ctx.stream>>>(
-        static_cast<const int32_t*>(idx.data_ptr()), kp, pp, n, rows, padding_idx, err);
+        static_cast<const int32_t*>(idx.data_ptr()), kp, pp, n, a.num_weights, a.padding_idx, err);
   EMBER_CUDA_CHECK_LAUNCH();
-  if (D == 0 || rows == 0) return;  // nothing to sum (the indices were still checked)
+  if (D == 0 || a.num_weights == 0) return;  // nothing to sum (the indices were still checked)
 
   uint64_t* skp = static_cast<uint64_t*>(sorted_keys.data_ptr());
   int64_t* spp = static_cast<int64_t*>(sorted_positions.data_ptr());
-  const int end_bit = key_bits(rows);
+  const int end_bit = key_bits(a.num_weights);
   size_t temp_bytes = 0;
   EMBER_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, kp, skp, pp, spp, n, 0, end_bit, ctx.stream));
   Tensor temp = empty({static_cast<int64_t>(temp_bytes) + 1}, TensorOptions(kUInt8).device(dev));
@@ -96,8 +97,8 @@ void embedding_backward_kernel(OpCall& c) {
 
   EMBER_DISPATCH_FLOATING(g.dtype(), "embedding_dense_backward", [&] {
     sum_rows_kernel<scalar_t><<<blocks_for(n * D), kBlockThreads, 0, ctx.stream>>>(
-        static_cast<const scalar_t*>(g.data_ptr()), skp, spp, static_cast<scalar_t*>(out.data_ptr()), n, rows, D,
-        by_freq);
+        static_cast<const scalar_t*>(g.data_ptr()), skp, spp, static_cast<scalar_t*>(out.data_ptr()), n,
+        a.num_weights, D, a.scale_grad_by_freq);
     EMBER_CUDA_CHECK_LAUNCH();
   });
 }

@@ -14,6 +14,8 @@
 #include "kernels/dtype_dispatch.h"
 #include "kernels/interpolate_index.h"
 #include "cuda/launch.h"
+#include "dispatch/args/nn.h"
+#include "dispatch/args/nn_backward.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn.h"
 #include "dispatch/op_ids/nn_backward.h"
@@ -35,22 +37,24 @@ struct Resample {
   double linear_scale[kMaxSpatial] = {};  // an opmath value (float or double), stored exactly
 };
 
-Resample make_resample(const OpCall& c, const DimVector& in_sizes, const DimVector& out_sizes, bool nearest,
+// Args: InterpolateArgs or InterpolateBackwardArgs (align_corners, scales).
+template <class Args>
+Resample make_resample(const Args& a, const DimVector& in_sizes, const DimVector& out_sizes, bool nearest,
                        bool linear_in_double) {
   Resample r;
   r.k = static_cast<int>(in_sizes.size()) - 2;
   r.C = in_sizes[1];
-  r.align_corners = c.attr(2).to_bool();
+  r.align_corners = a.align_corners;
   r.shortcuts = r.k == 2;
   for (int d = 0; d < r.k; ++d) {
     r.in[d] = in_sizes[2 + d];
     r.out[d] = out_sizes[2 + d];
     if (nearest) {
-      r.nearest_scale[d] = compute_scale<float>(r.in[d], r.out[d], c.attr(3 + d));
+      r.nearest_scale[d] = compute_scale<float>(r.in[d], r.out[d], a.scales[d]);
     } else {
       r.linear_scale[d] = linear_in_double
-                              ? linear_scale<double>(r.in[d], r.out[d], r.align_corners, c.attr(3 + d))
-                              : linear_scale<float>(r.in[d], r.out[d], r.align_corners, c.attr(3 + d));
+                              ? linear_scale<double>(r.in[d], r.out[d], r.align_corners, a.scales[d])
+                              : linear_scale<float>(r.in[d], r.out[d], r.align_corners, a.scales[d]);
     }
   }
   return r;
@@ -183,15 +187,15 @@ __global__ void backward_kernel(const T* g, T* grad_in, int64_t total, Resample 
 
 void interpolate_kernel(OpCall& c) {
   const Tensor& x = c.in(0);
-  const DimVector& out_spatial = c.attr(0).to_ints();
-  const bool nearest = c.attr(1).to_string() == "nearest";
+  const InterpolateArgs a = InterpolateArgs::from(c);
+  const bool nearest = a.mode == "nearest";
   DimVector out_sizes{x.size(0), x.size(1)};
-  for (int64_t s : out_spatial) out_sizes.push_back(s);
+  for (int64_t s : a.output_size) out_sizes.push_back(s);
   Tensor out = empty(out_sizes, TensorOptions(x.dtype()).device(x.device()));
   c.outputs.push_back(out);
   const int64_t total = out.numel();
   if (total == 0) return;
-  Resample r = make_resample(c, x.sizes(), out_sizes, nearest, x.dtype() == kFloat64);
+  Resample r = make_resample(a, x.sizes(), out_sizes, nearest, x.dtype() == kFloat64);
   r.stride_n = x.stride(0);
   r.stride_c = x.stride(1);
   for (int d = 0; d < r.k; ++d) r.stride[d] = x.stride(2 + d);
@@ -215,13 +219,14 @@ void interpolate_kernel(OpCall& c) {
 
 void interpolate_backward_kernel(OpCall& c) {
   const Tensor g = c.in(0).contiguous();
-  const DimVector& in_sizes = c.attr(0).to_ints();
-  const bool nearest = c.attr(1).to_string() == "nearest";
-  Tensor grad_in = zeros(IntList(in_sizes.begin(), in_sizes.end()), TensorOptions(g.dtype()).device(g.device()));
+  const InterpolateBackwardArgs a = InterpolateBackwardArgs::from(c);
+  const bool nearest = a.mode == "nearest";
+  Tensor grad_in =
+      zeros(IntList(a.input_size.begin(), a.input_size.end()), TensorOptions(g.dtype()).device(g.device()));
   c.outputs.push_back(grad_in);
   const int64_t total = grad_in.numel();
   if (total == 0 || g.numel() == 0) return;
-  const Resample r = make_resample(c, in_sizes, g.sizes(), nearest, g.dtype() == kFloat64);
+  const Resample r = make_resample(a, a.input_size, g.sizes(), nearest, g.dtype() == kFloat64);
   LaunchContext ctx(g);
   EMBER_DISPATCH_FLOATING(g.dtype(), "interpolate_backward", [&] {
     backward_kernel<scalar_t><<<blocks_for(total), kBlockThreads, 0, ctx.stream>>>(

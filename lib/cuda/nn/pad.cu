@@ -12,6 +12,8 @@
 #include "kernels/pad_index.h"
 #include "kernels/dtype_dispatch.h"
 #include "cuda/launch.h"
+#include "dispatch/args/nn.h"
+#include "dispatch/args/nn_backward.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn.h"
 #include "dispatch/op_ids/nn_backward.h"
@@ -79,9 +81,8 @@ void launch_pad(const Tensor& x, const Tensor& out, const PadGeometry& g, uint64
 
 void pad_kernel(OpCall& c) {
   const Tensor x = c.in(0).contiguous();
-  const DimVector& pad = c.attr(0).to_ints();
-  const std::string& mode = c.attr(1).to_string();
-  const PadGeometry g = pad_geometry(x.sizes(), pad, mode);
+  const PadArgs a = PadArgs::from(c);
+  const PadGeometry g = pad_geometry(x.sizes(), a.pad, a.mode);
   DimVector out_sizes = x.sizes();
   for (int64_t d = x.dim() - g.k, slot = 0; d < x.dim(); ++d, ++slot) out_sizes[d] = g.out[slot];
   Tensor out = empty(out_sizes, TensorOptions(x.dtype()).device(x.device()));
@@ -89,7 +90,7 @@ void pad_kernel(OpCall& c) {
   if (out.numel() == 0) return;
   uint64_t fill = 0;  // the value's bits in the output dtype
   EMBER_DISPATCH_ALL(x.dtype(), "pad", [&] {
-    scalar_t v = c.attr(2).to_scalar().to<scalar_t>();
+    scalar_t v = a.value.to<scalar_t>();
     std::memcpy(&fill, &v, sizeof v);
   });
   switch (x.element_size()) {
@@ -138,13 +139,14 @@ __global__ void pad_backward_kernel_impl(const T* grad, T* grad_in, int64_t tota
 
 void pad_backward_kernel(OpCall& c) {
   const Tensor grad = c.in(0).contiguous();
-  const DimVector& in_sizes = c.attr(0).to_ints();
-  const PadGeometry g = pad_geometry(in_sizes, c.attr(1).to_ints(), c.attr(2).to_string());
-  Tensor grad_in = zeros(IntList(in_sizes.begin(), in_sizes.end()), TensorOptions(grad.dtype()).device(grad.device()));
+  const PadBackwardArgs a = PadBackwardArgs::from(c);
+  const PadGeometry g = pad_geometry(a.input_size, a.pad, a.mode);
+  Tensor grad_in =
+      zeros(IntList(a.input_size.begin(), a.input_size.end()), TensorOptions(grad.dtype()).device(grad.device()));
   c.outputs.push_back(grad_in);
   const int64_t total = grad_in.numel();
   if (g.k == 0 || total == 0 || grad.numel() == 0) return;
-  EMBER_CHECK(g.k <= 3, "pad_backward: CUDA supports 1 to 3 padded dims for mode ", c.attr(2).to_string());
+  EMBER_CHECK(g.k <= 3, "pad_backward: CUDA supports 1 to 3 padded dims for mode ", a.mode);
   LaunchContext ctx(grad);
   EMBER_DISPATCH_FLOATING(grad.dtype(), "pad_backward", [&] {
     pad_backward_kernel_impl<scalar_t><<<blocks_for(total), kBlockThreads, 0, ctx.stream>>>(

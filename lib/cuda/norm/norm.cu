@@ -11,6 +11,7 @@
 #include "cuda/block_reduce.cuh"
 #include "cuda/launch.h"
 #include "cuda/norm/norm_common.h"
+#include "dispatch/args/nn.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn.h"
 
@@ -155,9 +156,8 @@ void normalize(const Tensor& x, const Tensor& y, const IndexMap& map, const Tens
 // (batch dims + ones, opmath dtype).
 void layer_norm_cuda(OpCall& c) {
   const Tensor x = c.in(0).contiguous();
-  const DimVector& ns = c.attr(0).to_ints();
-  const double eps = c.attr(1).to_double();
-  const LayerNormShape shape = layer_norm_shape(x, ns.size());
+  const LayerNormArgs a = LayerNormArgs::from(c);
+  const LayerNormShape shape = layer_norm_shape(x, a.normalized_shape.size());
   const int64_t rows = shape.rows, n = shape.n;
   const DimVector& stat_shape = shape.stat_shape;
   const DType sdt = stat_dtype(x.dtype());
@@ -169,7 +169,7 @@ void layer_norm_cuda(OpCall& c) {
     const Tensor w = c.in(1).defined() ? param_tensor(c.in(1), n, 1, sdt, x.device()) : Tensor();
     const Tensor b = c.in(2).defined() ? param_tensor(c.in(2), n, 0, sdt, x.device()) : Tensor();
     EMBER_DISPATCH_FLOATING(x.dtype(), "layer_norm", [&] {
-      segment_moments<scalar_t>(x, Segments{rows, 1, n, n}, eps, mean, rstd, Tensor(), ctx.stream);
+      segment_moments<scalar_t>(x, Segments{rows, 1, n, n}, a.eps, mean, rstd, Tensor(), ctx.stream);
       if (n > 0) normalize<scalar_t>(x, y, IndexMap{n, rows, 1, n}, mean, rstd, w, b, ctx.stream);
     });
   }
@@ -184,8 +184,8 @@ void layer_norm_cuda(OpCall& c) {
 // [N,G], rstd [N,G] (opmath dtype).
 void group_norm_cuda(OpCall& c) {
   const Tensor x = c.in(0).contiguous();
-  const int64_t G = c.attr(0).to_int();
-  const double eps = c.attr(1).to_double();
+  const GroupNormArgs a = GroupNormArgs::from(c);
+  const int64_t G = a.num_groups;
   const int64_t N = x.size(0), C = x.size(1);
   const int64_t S = N * C == 0 ? 1 : x.numel() / (N * C);
   const int64_t group_len = C / G * S;
@@ -198,7 +198,7 @@ void group_norm_cuda(OpCall& c) {
     const Tensor w = c.in(1).defined() ? param_tensor(c.in(1), C, 1, sdt, x.device()) : Tensor();
     const Tensor b = c.in(2).defined() ? param_tensor(c.in(2), C, 0, sdt, x.device()) : Tensor();
     EMBER_DISPATCH_FLOATING(x.dtype(), "group_norm", [&] {
-      segment_moments<scalar_t>(x, Segments{N * G, 1, group_len, group_len}, eps, mean, rstd, Tensor(), ctx.stream);
+      segment_moments<scalar_t>(x, Segments{N * G, 1, group_len, group_len}, a.eps, mean, rstd, Tensor(), ctx.stream);
       if (group_len > 0)
         normalize<scalar_t>(x, y, IndexMap{group_len, N * G, S, C}, mean, rstd, w, b, ctx.stream);
     });
@@ -246,25 +246,24 @@ struct RunningStat {
 // training, momentum, eps; out y, save_mean, save_invstd ([C] opmath; empty in eval).
 void batch_norm_cuda(OpCall& c) {
   const Tensor x = c.in(0).contiguous();
-  const bool training = c.attr(0).to_bool();
-  const double momentum = c.attr(1).to_double(), eps = c.attr(2).to_double();
+  const BatchNormArgs a = BatchNormArgs::from(c);
   const int64_t N = x.size(0), C = x.size(1);
   const int64_t S = N * C == 0 ? 0 : x.numel() / (N * C);
   const DType sdt = stat_dtype(x.dtype());
   const TensorOptions stat_opts = TensorOptions(sdt).device(x.device());
   Tensor y = empty(x.sizes(), TensorOptions(x.dtype()).device(x.device()));
-  Tensor save_mean = empty(IntList{training ? C : 0}, stat_opts);
-  Tensor save_invstd = empty(IntList{training ? C : 0}, stat_opts);
+  Tensor save_mean = empty(IntList{a.training ? C : 0}, stat_opts);
+  Tensor save_invstd = empty(IntList{a.training ? C : 0}, stat_opts);
   if (C > 0) {
     LaunchContext ctx(x);
     const Tensor w = c.in(3).defined() ? param_tensor(c.in(3), C, 1, sdt, x.device()) : Tensor();
     const Tensor b = c.in(4).defined() ? param_tensor(c.in(4), C, 0, sdt, x.device()) : Tensor();
     Tensor mean = save_mean, rstd = save_invstd;
-    if (training) {
+    if (a.training) {
       const int64_t count = N * S;
       Tensor var = empty(IntList{C}, stat_opts);
       EMBER_DISPATCH_FLOATING(x.dtype(), "batch_norm", [&] {
-        segment_moments<scalar_t>(x, Segments{C, N, S, C * S}, eps, mean, rstd, var, ctx.stream);
+        segment_moments<scalar_t>(x, Segments{C, N, S, C * S}, a.eps, mean, rstd, var, ctx.stream);
       });
       RunningStat rm(c.in(1), sdt), rv(c.in(2), sdt);
       if (count > 0 && (rm.work.defined() || rv.work.defined())) {  // an empty batch leaves them alone
@@ -274,7 +273,7 @@ void batch_norm_cuda(OpCall& c) {
             update_running_kernel<scalar_t><<<blocks_for(C), kBlockThreads, 0, ctx.stream>>>(
                 C, static_cast<const scalar_t*>(mean.data_ptr()), static_cast<const scalar_t*>(var.data_ptr()),
                 rm.work.defined() ? static_cast<scalar_t*>(rm.work.data_ptr()) : nullptr,
-                rv.work.defined() ? static_cast<scalar_t*>(rv.work.data_ptr()) : nullptr, momentum, unbias);
+                rv.work.defined() ? static_cast<scalar_t*>(rv.work.data_ptr()) : nullptr, a.momentum, unbias);
             EMBER_CUDA_CHECK_LAUNCH();
           }
         });
@@ -288,7 +287,7 @@ void batch_norm_cuda(OpCall& c) {
       EMBER_DISPATCH_FLOATING(sdt, "batch_norm", [&] {
         if constexpr (std::is_same_v<scalar_t, float> || std::is_same_v<scalar_t, double>) {
           eval_rstd_kernel<scalar_t><<<blocks_for(C), kBlockThreads, 0, ctx.stream>>>(
-              C, static_cast<scalar_t*>(rstd.data_ptr()), eps);
+              C, static_cast<scalar_t*>(rstd.data_ptr()), a.eps);
           EMBER_CUDA_CHECK_LAUNCH();
         }
       });

@@ -15,6 +15,7 @@
 #include "cuda/block_reduce.cuh"
 #include "cuda/launch.h"
 #include "cuda/norm/norm_common.h"
+#include "dispatch/args/nn_backward.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn_backward.h"
 
@@ -171,10 +172,10 @@ __global__ void sum_parts_kernel(const double* part, int64_t parts, int64_t n, d
 void layer_norm_backward_cuda(OpCall& c) {
   const Tensor dy = c.in(0).contiguous(), x = c.in(1).contiguous();
   const Tensor &weight = c.in(4), &bias = c.in(5);
-  const DimVector& ns = c.attr(0).to_ints();
-  const GradFlags want = grad_flags(c.attr(1));
+  const LayerNormBackwardArgs args = LayerNormBackwardArgs::from(c);
+  const GradFlags want = grad_flags(args.output_mask);
   int64_t n = 1;
-  for (int64_t s : ns) n *= s;
+  for (int64_t s : args.normalized_shape) n *= s;
   const int64_t rows = n == 0 ? 0 : x.numel() / n;
   const Device dev = x.device();
   const DType sdt = stat_dtype(x.dtype());
@@ -220,8 +221,9 @@ void layer_norm_backward_cuda(OpCall& c) {
     });
   }
   c.outputs.push_back(dx);
-  c.outputs.push_back(dw.defined() ? dw.to(param_grad_dtype(weight, x)).reshape(IntList(ns.begin(), ns.end())) : Tensor());
-  c.outputs.push_back(db.defined() ? db.to(param_grad_dtype(bias, weight.defined() ? weight : x)).reshape(IntList(ns.begin(), ns.end()))
+  const IntList ns(args.normalized_shape.begin(), args.normalized_shape.end());
+  c.outputs.push_back(dw.defined() ? dw.to(param_grad_dtype(weight, x)).reshape(ns) : Tensor());
+  c.outputs.push_back(db.defined() ? db.to(param_grad_dtype(bias, weight.defined() ? weight : x)).reshape(ns)
                                    : Tensor());
 }
 
@@ -252,9 +254,8 @@ __global__ void batch_norm_coef_kernel(int64_t C, bool train, int64_t count, dou
 void batch_norm_backward_cuda(OpCall& c) {
   const Tensor dy = c.in(0).contiguous(), x = c.in(1).contiguous();
   const Tensor& weight = c.in(2);
-  const bool train = c.attr(0).to_bool();
-  const double eps = c.attr(1).to_double();
-  const GradFlags want = grad_flags(c.attr(2));
+  const BatchNormBackwardArgs args = BatchNormBackwardArgs::from(c);
+  const GradFlags want = grad_flags(args.output_mask);
   const int64_t N = x.size(0), C = x.size(1);
   const int64_t S = N * C == 0 ? 1 : x.numel() / (N * C);
   const int64_t count = N * S;
@@ -266,21 +267,21 @@ void batch_norm_backward_cuda(OpCall& c) {
   Tensor db = want.bias ? empty(IntList{C}, dbl) : Tensor();
   if (C > 0) {
     LaunchContext ctx(x);
-    const Tensor mean = param_tensor(train ? c.in(5) : c.in(3), C, 0, sdt, dev);
+    const Tensor mean = param_tensor(args.train ? c.in(5) : c.in(3), C, 0, sdt, dev);
     // a fresh copy: the coefficient kernel turns it into rstd in place
-    const Tensor& rsrc = train ? c.in(6) : c.in(4);
+    const Tensor& rsrc = args.train ? c.in(6) : c.in(4);
     Tensor rstd = rsrc.defined() ? rsrc.to(sdt, /*copy=*/true).contiguous() : full(IntList{C}, 1.0, stat);
     const Tensor w = weight.defined() ? param_tensor(weight, C, 1, sdt, dev) : Tensor();
     Tensor s = zeros(IntList{C}, dbl), dot = zeros(IntList{C}, dbl);
     Tensor a = empty(IntList{C}, stat), b = empty(IntList{C}, stat);
-    const bool sums = count > 0 && (want.weight || want.bias || (want.input && train));
+    const bool sums = count > 0 && (want.weight || want.bias || (want.input && args.train));
     EMBER_DISPATCH_FLOATING(x.dtype(), "batch_norm_backward", [&] {
       using Acc = opmath_t<scalar_t>;
       if (sums) segment_grad_sums<scalar_t>(dy, x, Segments{C, N, S, C * S}, mean, 1, Tensor(), s, dot, ctx.stream);
       batch_norm_coef_kernel<Acc><<<blocks_for(C), kBlockThreads, 0, ctx.stream>>>(
-          C, train, count, eps, static_cast<const double*>(s.data_ptr()), static_cast<const double*>(dot.data_ptr()),
-          w.defined() ? static_cast<const Acc*>(w.data_ptr()) : nullptr, static_cast<Acc*>(rstd.data_ptr()),
-          static_cast<Acc*>(a.data_ptr()), static_cast<Acc*>(b.data_ptr()),
+          C, args.train, count, args.eps, static_cast<const double*>(s.data_ptr()),
+          static_cast<const double*>(dot.data_ptr()), w.defined() ? static_cast<const Acc*>(w.data_ptr()) : nullptr,
+          static_cast<Acc*>(rstd.data_ptr()), static_cast<Acc*>(a.data_ptr()), static_cast<Acc*>(b.data_ptr()),
           want.weight ? static_cast<double*>(dw.data_ptr()) : nullptr,
           want.bias ? static_cast<double*>(db.data_ptr()) : nullptr);
       EMBER_CUDA_CHECK_LAUNCH();
@@ -333,8 +334,9 @@ __global__ void group_norm_param_grad_kernel(int64_t N, int64_t C, int64_t G, in
 void group_norm_backward_cuda(OpCall& c) {
   const Tensor dy = c.in(0).contiguous(), x = c.in(1).contiguous();
   const Tensor& weight = c.in(4);
-  const int64_t G = c.attr(0).to_int();
-  const GradFlags want = grad_flags(c.attr(1));
+  const GroupNormBackwardArgs args = GroupNormBackwardArgs::from(c);
+  const int64_t G = args.group;
+  const GradFlags want = grad_flags(args.output_mask);
   const int64_t N = x.size(0), C = x.size(1);
   const int64_t S = N * C == 0 ? 1 : x.numel() / (N * C);
   const int64_t D = C / G, rows = N * C;

@@ -10,6 +10,7 @@
 #include "kernels/pool_window.h"
 #include "ops/pool_shape.h"  // pooling_output_size
 #include "cuda/launch.h"
+#include "dispatch/args/linalg.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/linalg.h"
 #include "ember/ops/factories.h"
@@ -78,14 +79,16 @@ __global__ void max_pool2d_kernel(const T* x, T* y, int64_t* indices, int64_t to
   }
 }
 
-// max_pool2d / max_pool2d_with_indices: attrs kernel, stride, padding, dilation, ceil_mode.
+// max_pool2d / max_pool2d_with_indices (Args: MaxPool2dArgs, MaxPool2dWithIndicesArgs):
+// attrs kernel, stride, padding, dilation, ceil_mode.
+template <class Args>
 void max_pool2d_common(OpCall& call, bool with_indices) {
   const Tensor x = call.in(0).contiguous();
-  const Window2d w = window_from(call, true);
-  const bool ceil = call.attr(4).to_bool();
+  const Args a = Args::from(call);
+  const Window2d w = window_from(a);
   const int64_t H = x.size(2), W = x.size(3);
-  const DimVector sizes{x.size(0), x.size(1), pooling_output_size(H, w.kh, w.ph, w.sh, w.dh, ceil),
-                        pooling_output_size(W, w.kw, w.pw, w.sw, w.dw, ceil)};
+  const DimVector sizes{x.size(0), x.size(1), pooling_output_size(H, w.kh, w.ph, w.sh, w.dh, a.ceil_mode),
+                        pooling_output_size(W, w.kw, w.pw, w.sw, w.dw, a.ceil_mode)};
   PoolOutput out(call, 0, sizes, x.dtype(), x.device());
   PoolOutput idx = with_indices ? PoolOutput(call, 1, sizes, kInt64, x.device()) : out;
   const int64_t total = out.out.numel();
@@ -102,8 +105,8 @@ void max_pool2d_common(OpCall& call, bool with_indices) {
   if (with_indices) idx.finish();
 }
 
-void max_pool2d_cuda(OpCall& call) { max_pool2d_common(call, false); }
-void max_pool2d_with_indices_cuda(OpCall& call) { max_pool2d_common(call, true); }
+void max_pool2d_cuda(OpCall& call) { max_pool2d_common<MaxPool2dArgs>(call, false); }
+void max_pool2d_with_indices_cuda(OpCall& call) { max_pool2d_common<MaxPool2dWithIndicesArgs>(call, true); }
 
 template <typename T>
 __global__ void avg_pool2d_kernel(const T* x, T* y, int64_t total, int64_t H, int64_t W, int64_t OH, int64_t OW,
@@ -123,12 +126,11 @@ __global__ void avg_pool2d_kernel(const T* x, T* y, int64_t total, int64_t H, in
 // avg_pool2d: attrs kernel, stride, padding, ceil_mode, count_include_pad, divisor_override?.
 void avg_pool2d_cuda(OpCall& call) {
   const Tensor x = call.in(0).contiguous();
-  const Window2d w = window_from(call, false);
-  const bool ceil = call.attr(3).to_bool(), include_pad = call.attr(4).to_bool();
-  const int64_t divisor = call.attr(5).is_none() ? 0 : call.attr(5).to_int();
+  const AvgPool2dArgs a = AvgPool2dArgs::from(call);
+  const Window2d w = window_from(a);
   const int64_t H = x.size(2), W = x.size(3);
-  const DimVector sizes{x.size(0), x.size(1), pooling_output_size(H, w.kh, w.ph, w.sh, 1, ceil),
-                        pooling_output_size(W, w.kw, w.pw, w.sw, 1, ceil)};
+  const DimVector sizes{x.size(0), x.size(1), pooling_output_size(H, w.kh, w.ph, w.sh, 1, a.ceil_mode),
+                        pooling_output_size(W, w.kw, w.pw, w.sw, 1, a.ceil_mode)};
   PoolOutput out(call, 0, sizes, x.dtype(), x.device());
   const int64_t total = out.out.numel();
   if (total > 0) {
@@ -136,7 +138,7 @@ void avg_pool2d_cuda(OpCall& call) {
     EMBER_DISPATCH_FLOATING(x.dtype(), "avg_pool2d", [&] {
       avg_pool2d_kernel<scalar_t><<<blocks_for(total), kBlockThreads, 0, ctx.stream>>>(
           static_cast<const scalar_t*>(x.data_ptr()), static_cast<scalar_t*>(out.dense.data_ptr()), total, H, W,
-          sizes[2], sizes[3], w, include_pad, divisor);
+          sizes[2], sizes[3], w, a.count_include_pad, a.divisor_override.value_or(0));
       EMBER_CUDA_CHECK_LAUNCH();
     });
   }
@@ -162,8 +164,8 @@ __global__ void adaptive_avg_pool2d_kernel(const T* x, T* y, int64_t total, int6
 // adaptive_avg_pool2d: attr output_size (pair, resolved).
 void adaptive_avg_pool2d_cuda(OpCall& call) {
   const Tensor x = call.in(0).contiguous();
-  const DimVector& os = call.attr(0).to_ints();
-  const DimVector sizes{x.size(0), x.size(1), os[0], os[1]};
+  const AdaptiveAvgPool2dArgs a = AdaptiveAvgPool2dArgs::from(call);
+  const DimVector sizes{x.size(0), x.size(1), a.output_size[0], a.output_size[1]};
   PoolOutput out(call, 0, sizes, x.dtype(), x.device());
   const int64_t total = out.out.numel();
   if (total > 0) {
@@ -171,7 +173,7 @@ void adaptive_avg_pool2d_cuda(OpCall& call) {
     EMBER_DISPATCH_FLOATING(x.dtype(), "adaptive_avg_pool2d", [&] {
       adaptive_avg_pool2d_kernel<scalar_t><<<blocks_for(total), kBlockThreads, 0, ctx.stream>>>(
           static_cast<const scalar_t*>(x.data_ptr()), static_cast<scalar_t*>(out.dense.data_ptr()), total,
-          x.size(2), x.size(3), os[0], os[1]);
+          x.size(2), x.size(3), a.output_size[0], a.output_size[1]);
       EMBER_CUDA_CHECK_LAUNCH();
     });
   }

@@ -11,6 +11,7 @@
 #include "kernels/pool_window.h"
 #include "cuda/device_error.h"
 #include "cuda/launch.h"
+#include "dispatch/args/nn_backward.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn_backward.h"
 #include "ember/ops/factories.h"
@@ -20,7 +21,7 @@ namespace ember::cuda {
 namespace {
 
 // The plane sizes of a backward call: gradient planes OH x OW into input planes
-// H x W (attr 0: input_size).
+// H x W (the Args' input_size).
 struct Planes {
   int64_t count, H, W, OH, OW;
 };
@@ -48,10 +49,11 @@ __global__ void max_pool2d_backward_kernel(const T* g, const int64_t* indices, o
 // max_pool2d_backward: in grad_output, indices (int64, plane positions); attr input_size.
 void max_pool2d_backward_cuda(OpCall& call) {
   const Tensor g = call.in(0).contiguous(), idx = call.in(1).contiguous();
-  const DimVector& in = call.attr(0).to_ints();
-  const Planes p = planes_of(g, in);
+  const MaxPool2dBackwardArgs a = MaxPool2dBackwardArgs::from(call);
+  const Planes p = planes_of(g, a.input_size);
   const DType acc_dtype = g.dtype() == kFloat64 ? kFloat64 : kFloat32;
-  Tensor acc = zeros(IntList(in.begin(), in.end()), TensorOptions(acc_dtype).device(g.device()));
+  Tensor acc =
+      zeros(IntList(a.input_size.begin(), a.input_size.end()), TensorOptions(acc_dtype).device(g.device()));
   const int64_t total = g.numel();
   if (acc.numel() > 0 && total > 0) {
     LaunchContext ctx(g);
@@ -98,13 +100,13 @@ __global__ void avg_pool2d_backward_kernel(const T* g, T* dx, int64_t total, int
   }
 }
 
-// Allocates the input-sized gradient of grad_output's dtype and runs launch(g, dx, p).
-template <typename Launch>
-void gather_to_input(OpCall& call, const Launch& launch) {
+// Allocates the gradient of args.input_size in grad_output's dtype and runs launch(g, dx, p).
+template <class Args, typename Launch>
+void gather_to_input(OpCall& call, const Args& args, const Launch& launch) {
   const Tensor g = call.in(0).contiguous();
-  const DimVector& in = call.attr(0).to_ints();
-  const Planes p = planes_of(g, in);
-  Tensor dx = empty(IntList(in.begin(), in.end()), TensorOptions(g.dtype()).device(g.device()));
+  const Planes p = planes_of(g, args.input_size);
+  Tensor dx =
+      empty(IntList(args.input_size.begin(), args.input_size.end()), TensorOptions(g.dtype()).device(g.device()));
   if (dx.numel() > 0) {
     if (g.numel() == 0) {
       dx.zero_();
@@ -119,15 +121,14 @@ void gather_to_input(OpCall& call, const Launch& launch) {
 // avg_pool2d_backward: in grad_output; attrs input_size, kernel, stride, padding,
 // ceil_mode, count_include_pad, divisor_override?.
 void avg_pool2d_backward_cuda(OpCall& call) {
-  const Window2d w = window_from(call, false, 1);
-  const bool include_pad = call.attr(5).to_bool();
-  const int64_t divisor = call.attr(6).is_none() ? 0 : call.attr(6).to_int();
-  gather_to_input(call, [&](const Tensor& g, const Tensor& dx, const Planes& p, cudaStream_t stream) {
+  const AvgPool2dBackwardArgs a = AvgPool2dBackwardArgs::from(call);
+  const Window2d w = window_from(a);
+  gather_to_input(call, a, [&](const Tensor& g, const Tensor& dx, const Planes& p, cudaStream_t stream) {
     const int64_t total = dx.numel();
     EMBER_DISPATCH_FLOATING(g.dtype(), "avg_pool2d_backward", [&] {
       avg_pool2d_backward_kernel<scalar_t><<<blocks_for(total), kBlockThreads, 0, stream>>>(
           static_cast<const scalar_t*>(g.data_ptr()), static_cast<scalar_t*>(dx.data_ptr()), total, p.H, p.W, p.OH,
-          p.OW, w, include_pad, divisor);
+          p.OW, w, a.count_include_pad, a.divisor_override.value_or(0));
       EMBER_CUDA_CHECK_LAUNCH();
     });
   });
@@ -159,7 +160,8 @@ __global__ void adaptive_avg_pool2d_backward_kernel(const T* g, T* dx, int64_t t
 
 // adaptive_avg_pool2d_backward: in grad_output; attr input_size.
 void adaptive_avg_pool2d_backward_cuda(OpCall& call) {
-  gather_to_input(call, [&](const Tensor& g, const Tensor& dx, const Planes& p, cudaStream_t stream) {
+  const AdaptiveAvgPool2dBackwardArgs a = AdaptiveAvgPool2dBackwardArgs::from(call);
+  gather_to_input(call, a, [&](const Tensor& g, const Tensor& dx, const Planes& p, cudaStream_t stream) {
     const int64_t total = dx.numel();
     EMBER_DISPATCH_FLOATING(g.dtype(), "adaptive_avg_pool2d_backward", [&] {
       adaptive_avg_pool2d_backward_kernel<scalar_t><<<blocks_for(total), kBlockThreads, 0, stream>>>(

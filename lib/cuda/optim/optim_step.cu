@@ -1,4 +1,4 @@
-// CUDA kernels of the fused optimizer updates (lib/dispatch/ops/optim.def):
+// CUDA kernels of the fused optimizer updates (lib/dispatch/schema/optim.toml):
 // sgd_step, adam_step, rmsprop_step, adagrad_step, float32 and float64 (the
 // dtypes of the CPU kernels). Each call updates one parameter with one launch
 // that reads the gradient and the state once and writes the parameter and the
@@ -14,6 +14,7 @@
 #include "kernels/lerp.h"
 #include "kernels/optim_operands.h"
 #include "cuda/launch.h"
+#include "dispatch/args/optim.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/optim.h"
 
@@ -122,15 +123,13 @@ __global__ void adagrad_kernel(T* p, const T* g, T* sum, int64_t n, AdagradArgs<
 
 void sgd_step_kernel(OpCall& c) {
   DenseOperands d(c);
-  const double lr = c.attr(0).to_double(), momentum = c.attr(1).to_double(),
-               dampening = c.attr(2).to_double(), weight_decay = c.attr(3).to_double();
-  const bool nesterov = c.attr(4).to_bool(), maximize = c.attr(5).to_bool(), init_buffer = c.attr(6).to_bool();
+  const SgdStepArgs args = SgdStepArgs::from(c);
   const int64_t n = d.numel();
   if (n > 0) {
     EMBER_DISPATCH_OPTIM(c.in(0).dtype(), c.name(), [&] {
       using T = scalar_t;
-      SgdArgs<T> a{T(weight_decay), T(momentum), T(1 - dampening), T(-lr), T(maximize ? -1 : 1),
-                   weight_decay != 0, init_buffer, nesterov};
+      SgdArgs<T> a{T(args.weight_decay), T(args.momentum), T(1 - args.dampening), T(-args.lr),
+                   T(args.maximize ? -1 : 1), args.weight_decay != 0, args.init_buffer, args.nesterov};
       LaunchContext ctx(c.in(0));
       sgd_kernel<T><<<blocks_for(n), kBlockThreads, 0, ctx.stream>>>(d.data<T>(0), d.data<T>(1), d.data<T>(2), n, a);
       EMBER_CUDA_CHECK_LAUNCH();
@@ -141,22 +140,21 @@ void sgd_step_kernel(OpCall& c) {
 
 void adam_step_kernel(OpCall& c) {
   DenseOperands d(c);
-  const double lr = c.attr(0).to_double(), beta1 = c.attr(1).to_double(), beta2 = c.attr(2).to_double(),
-               eps = c.attr(3).to_double(), weight_decay = c.attr(4).to_double(), step = c.attr(5).to_double();
-  const bool maximize = c.attr(6).to_bool(), decoupled = c.attr(7).to_bool();
+  const AdamStepArgs args = AdamStepArgs::from(c);
   // Bias corrections in double on the host, as the CPU kernel (and torch.optim in Python).
-  const double bias_correction1 = 1 - std::pow(beta1, step);
-  const double bias_correction2 = 1 - std::pow(beta2, step);
-  const double step_size = lr / bias_correction1;
+  const double bias_correction1 = 1 - std::pow(args.beta1, args.step);
+  const double bias_correction2 = 1 - std::pow(args.beta2, args.step);
+  const double step_size = args.lr / bias_correction1;
   const double bias_correction2_sqrt = std::pow(bias_correction2, 0.5);
   const int64_t n = d.numel();
   if (n > 0) {
     EMBER_DISPATCH_OPTIM(c.in(0).dtype(), c.name(), [&] {
       using T = scalar_t;
-      AdamArgs<T> a{T(weight_decay),        T(1 - lr * weight_decay),        T(1 - beta1),
-                    T(beta2),               T(1 - beta2),                    T(eps),
-                    T(-step_size),          T(bias_correction2_sqrt),        T(maximize ? -1 : 1),
-                    weight_decay != 0 && !decoupled, weight_decay != 0 && decoupled};
+      AdamArgs<T> a{T(args.weight_decay), T(1 - args.lr * args.weight_decay), T(1 - args.beta1),
+                    T(args.beta2),        T(1 - args.beta2),                    T(args.eps),
+                    T(-step_size),        T(bias_correction2_sqrt),             T(args.maximize ? -1 : 1),
+                    args.weight_decay != 0 && !args.decoupled_weight_decay,
+                    args.weight_decay != 0 && args.decoupled_weight_decay};
       LaunchContext ctx(c.in(0));
       adam_kernel<T><<<blocks_for(n), kBlockThreads, 0, ctx.stream>>>(d.data<T>(0), d.data<T>(1), d.data<T>(2),
                                                                       d.data<T>(3), d.data<T>(4), n, a);
@@ -168,15 +166,13 @@ void adam_step_kernel(OpCall& c) {
 
 void rmsprop_step_kernel(OpCall& c) {
   DenseOperands d(c);
-  const double lr = c.attr(0).to_double(), alpha = c.attr(1).to_double(), eps = c.attr(2).to_double(),
-               weight_decay = c.attr(3).to_double(), momentum = c.attr(4).to_double();
-  const bool maximize = c.attr(5).to_bool();
+  const RmspropStepArgs args = RmspropStepArgs::from(c);
   const int64_t n = d.numel();
   if (n > 0) {
     EMBER_DISPATCH_OPTIM(c.in(0).dtype(), c.name(), [&] {
       using T = scalar_t;
-      RmspropArgs<T> a{T(weight_decay), T(alpha), T(1 - alpha), T(eps), T(momentum), T(-lr),
-                       T(maximize ? -1 : 1), weight_decay != 0};
+      RmspropArgs<T> a{T(args.weight_decay), T(args.alpha), T(1 - args.alpha), T(args.eps), T(args.momentum),
+                       T(-args.lr), T(args.maximize ? -1 : 1), args.weight_decay != 0};
       LaunchContext ctx(c.in(0));
       rmsprop_kernel<T><<<blocks_for(n), kBlockThreads, 0, ctx.stream>>>(d.data<T>(0), d.data<T>(1), d.data<T>(2),
                                                                          d.data<T>(3), d.data<T>(4), n, a);
@@ -188,15 +184,14 @@ void rmsprop_step_kernel(OpCall& c) {
 
 void adagrad_step_kernel(OpCall& c) {
   DenseOperands d(c);
-  const double lr = c.attr(0).to_double(), lr_decay = c.attr(1).to_double(),
-               weight_decay = c.attr(2).to_double(), eps = c.attr(3).to_double(), step = c.attr(4).to_double();
-  const bool maximize = c.attr(5).to_bool();
-  const double clr = lr / (1 + (step - 1) * lr_decay);
+  const AdagradStepArgs args = AdagradStepArgs::from(c);
+  const double clr = args.lr / (1 + (args.step - 1) * args.lr_decay);
   const int64_t n = d.numel();
   if (n > 0) {
     EMBER_DISPATCH_OPTIM(c.in(0).dtype(), c.name(), [&] {
       using T = scalar_t;
-      AdagradArgs<T> a{T(weight_decay), T(eps), T(-clr), T(maximize ? -1 : 1), weight_decay != 0};
+      AdagradArgs<T> a{T(args.weight_decay), T(args.eps), T(-clr), T(args.maximize ? -1 : 1),
+                       args.weight_decay != 0};
       LaunchContext ctx(c.in(0));
       adagrad_kernel<T><<<blocks_for(n), kBlockThreads, 0, ctx.stream>>>(d.data<T>(0), d.data<T>(1), d.data<T>(2),
                                                                          n, a);

@@ -8,6 +8,7 @@
 #include "kernels/philox.h"
 #include "kernels/dtype_dispatch.h"
 #include "cuda/launch.h"
+#include "dispatch/args/core.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/core.h"
 #include "ember/ops/factories.h"
@@ -69,31 +70,32 @@ void generate(const OpCall& c, const Gen& gen) {
 }
 
 void uniform_kernel(OpCall& c) {
-  const double lo = c.attr(0).to_double(), hi = c.attr(1).to_double();
+  const UniformArgs a = UniformArgs::from(c);
   EMBER_DISPATCH_FLOATING(c.outputs[0].dtype(), "uniform_", [&] {
-    generate<scalar_t>(c, UniformOp<scalar_t>{lo, hi});
+    generate<scalar_t>(c, UniformOp<scalar_t>{a.low, a.high});
   });
 }
 
 void normal_kernel(OpCall& c) {
-  const double mean = c.attr(0).to_double(), std = c.attr(1).to_double();
+  const NormalArgs a = NormalArgs::from(c);
   EMBER_DISPATCH_FLOATING(c.outputs[0].dtype(), "normal_", [&] {
-    generate<scalar_t>(c, NormalOp<scalar_t>{mean, std});
+    generate<scalar_t>(c, NormalOp<scalar_t>{a.mean, a.std});
   });
 }
 
 void random_kernel(OpCall& c) {
-  const uint64_t lo = static_cast<uint64_t>(c.attr(0).to_int());
-  const uint64_t span = static_cast<uint64_t>(c.attr(1).to_int());
+  const RandomArgs a = RandomArgs::from(c);
+  const uint64_t lo = static_cast<uint64_t>(a.low);
+  const uint64_t span = static_cast<uint64_t>(a.span);
   EMBER_DISPATCH_ALL(c.outputs[0].dtype(), "random_", [&] {
     generate<scalar_t>(c, RandomIntOp<scalar_t>{lo, span});
   });
 }
 
 void bernoulli_kernel(OpCall& c) {
-  const double p = c.attr(0).to_double();
+  const BernoulliArgs a = BernoulliArgs::from(c);
   EMBER_DISPATCH_ALL(c.outputs[0].dtype(), "bernoulli_", [&] {
-    generate<scalar_t>(c, BernoulliOp<scalar_t>{p});
+    generate<scalar_t>(c, BernoulliOp<scalar_t>{a.p});
   });
 }
 

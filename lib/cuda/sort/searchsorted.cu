@@ -4,6 +4,7 @@
 #include "kernels/binary_search.h"
 #include "kernels/dtype_dispatch.h"
 #include "cuda/launch.h"
+#include "dispatch/args/shape_index.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/shape_index.h"
 #include "ember/ops/factories.h"
@@ -24,8 +25,8 @@ __global__ void searchsorted_impl(const T* seq, const T* values, Out* out, int64
 void searchsorted_kernel(OpCall& c) {
   const Tensor& seq = c.in(0);
   const Tensor& values = c.in(1);
-  const bool right = c.attr(0).to_bool(), out_int32 = c.attr(1).to_bool();
-  Tensor out = empty(values.sizes(), TensorOptions(out_int32 ? kInt32 : kInt64).device(values.device()));
+  const SearchsortedArgs a = SearchsortedArgs::from(c);
+  Tensor out = empty(values.sizes(), TensorOptions(a.out_int32 ? kInt32 : kInt64).device(values.device()));
   const int64_t count = values.numel();
   const int64_t M = seq.dim() ? seq.size(-1) : 1;
   const int64_t N = values.dim() ? values.size(-1) : 1;
@@ -35,12 +36,12 @@ void searchsorted_kernel(OpCall& c) {
     EMBER_DISPATCH_ALL(seq.dtype(), "searchsorted", [&] {
       const auto* s = static_cast<const scalar_t*>(seq.data_ptr());
       const auto* v = static_cast<const scalar_t*>(values.data_ptr());
-      if (out_int32)
+      if (a.out_int32)
         searchsorted_impl<int32_t, scalar_t><<<blocks_for(count), kBlockThreads, 0, ctx.stream>>>(
-            s, v, static_cast<int32_t*>(out.data_ptr()), count, M, N, shared_row, right);
+            s, v, static_cast<int32_t*>(out.data_ptr()), count, M, N, shared_row, a.right);
       else
         searchsorted_impl<int64_t, scalar_t><<<blocks_for(count), kBlockThreads, 0, ctx.stream>>>(
-            s, v, static_cast<int64_t*>(out.data_ptr()), count, M, N, shared_row, right);
+            s, v, static_cast<int64_t*>(out.data_ptr()), count, M, N, shared_row, a.right);
       EMBER_CUDA_CHECK_LAUNCH();
     });
   }

@@ -11,6 +11,7 @@
 #include "kernels/restride.h"
 #include "cuda/index/positions.cuh"
 #include "cuda/sort/radix_sort.h"
+#include "dispatch/args/shape_index.h"
 #include "dispatch/op_ids/shape_index.h"
 
 namespace ember::cuda {
@@ -191,10 +192,11 @@ void unique_dim(const Tensor& self, int64_t dim, Tensor& values, Tensor& inverse
 
 void unique_kernel(OpCall& c) {
   const Tensor& self = c.in(0);
+  const UniqueArgs a = UniqueArgs::from(c);
   Tensor values, inverse, counts;
   EMBER_DISPATCH_ALL(self.dtype(), "unique", [&] {
-    if (c.attr(0).is_none()) unique_flat<scalar_t>(self, values, inverse, counts);
-    else unique_dim<scalar_t>(self, c.attr(0).to_int(), values, inverse, counts);
+    if (!a.dim) unique_flat<scalar_t>(self, values, inverse, counts);
+    else unique_dim<scalar_t>(self, *a.dim, values, inverse, counts);
   });
   c.outputs.push_back(values);
   c.outputs.push_back(inverse);

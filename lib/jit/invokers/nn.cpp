@@ -1,4 +1,4 @@
-// Invokers of the nn group (lib/dispatch/ops/nn.def): normalization, dropout,
+// Invokers of the nn group (lib/dispatch/schema/nn.toml): normalization, dropout,
 // embedding, padding, resampling and losses, each run through a public
 // function of include/ember/ops/nn.h so its checks guard nodes read from a
 // model file. Optional tensor inputs left out are undefined tensors (None).

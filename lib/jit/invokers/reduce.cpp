@@ -1,4 +1,4 @@
-// Invokers of the reduce group (lib/dispatch/ops/reduce.def). The nodes hold
+// Invokers of the reduce group (lib/dispatch/schema/reduce.toml). The nodes hold
 // the dims the op function normalized (wrapped, sorted, every dim when none was
 // given) and the dtype it resolved; passed back through the public functions
 // they give the same call. (Calls are qualified: `std` is also a reduction.)
