@@ -23,6 +23,7 @@
 #include "autograd/view_tracking.h"
 
 #include "autograd/nodes.h"
+#include "dispatch/args/core.h"
 #include "dispatch/op_ids/core.h"
 
 namespace ember::autograd {
@@ -123,7 +124,8 @@ void regenerate_view_grad_fn(const Tensor& t) {
   static const Derivative* as_strided_row = find_derivative(opid::as_strided);
   EMBER_CHECK(as_strided_row, "autograd: the derivative row of as_strided is missing");
   OpCall call(opid::as_strided, {base},
-              {Attr(t.sizes()), Attr(t.strides()), Attr(t.storage_offset())});
+              AsStridedArgs{.size = t.sizes(), .stride = t.strides(), .storage_offset = t.storage_offset()}
+                  .attrs());
   std::shared_ptr<OpNode> node = make_op_node(call, *as_strided_row);
   node->output_meta().push_back(output_meta_of(t));
   set_history(t, std::move(node), 0);

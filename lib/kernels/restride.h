@@ -2,6 +2,7 @@
 // storage with any geometry, and copies through the copy_ kernel of the
 // destination's device (below the tracer and autograd layers).
 #pragma once
+#include "dispatch/args/core.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/core.h"
 #include "ember/tensor.h"
@@ -19,7 +20,7 @@ inline Tensor restride(const Tensor& t, DimVector sizes, DimVector strides, int6
 // tracer and autograd layers: a kernel's internal copy is not an op of its own.
 inline void copy_into(const Tensor& dst, const Tensor& src) {
   if (dst.numel() == 0) return;
-  OpCall call(opid::copy_, {dst, src}, {Attr(false)});
+  OpCall call(opid::copy_, {dst, src}, CopyArgs{.non_blocking = false}.attrs());
   call.outputs.push_back(dst);
   call.device = dst.device();
   dispatch_backend(call);

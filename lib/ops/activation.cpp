@@ -29,7 +29,7 @@ constexpr double kSeluScale = 1.0507009873554804934193349852946;
 SmallVector<Attr, 4> celu_attrs(const Scalar& alpha) {
   double a = alpha.to_double();
   EMBER_CHECK(a != 0, "ZeroDivisionError: alpha cannot be 0 for CELU");
-  return EluArgs{alpha, Scalar(1.0), Scalar(1.0 / a)}.attrs();
+  return EluArgs{.alpha = alpha, .scale = Scalar(1.0), .input_scale = Scalar(1.0 / a)}.attrs();
 }
 
 void check_hardtanh_bounds(const Scalar& min_val, const Scalar& max_val) {
@@ -61,11 +61,11 @@ Tensor rrelu_noise(const Tensor& self, const Scalar& lower, const Scalar& upper,
 
 Tensor elu(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
   check_floating("elu", self);
-  return unary(opid::elu, self, EluArgs{alpha, scale, input_scale}.attrs());
+  return unary(opid::elu, self, EluArgs{.alpha = alpha, .scale = scale, .input_scale = input_scale}.attrs());
 }
 Tensor& elu_(Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
   check_floating("elu_", self);
-  return unary_(opid::elu, self, EluArgs{alpha, scale, input_scale}.attrs());
+  return unary_(opid::elu, self, EluArgs{.alpha = alpha, .scale = scale, .input_scale = input_scale}.attrs());
 }
 Tensor selu(const Tensor& self) { return elu(self, kSeluAlpha, kSeluScale, 1.0); }
 Tensor& selu_(Tensor& self) { return elu_(self, kSeluAlpha, kSeluScale, 1.0); }
@@ -83,12 +83,12 @@ Tensor& celu_(Tensor& self, const Scalar& alpha) {
 Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
   check_not_bool("hardtanh", self);
   check_hardtanh_bounds(min_val, max_val);
-  return unary(opid::hardtanh, self, {Attr(min_val), Attr(max_val)});
+  return unary(opid::hardtanh, self, HardtanhArgs{.min_val = min_val, .max_val = max_val}.attrs());
 }
 Tensor& hardtanh_(Tensor& self, const Scalar& min_val, const Scalar& max_val) {
   check_not_bool("hardtanh_", self);
   check_hardtanh_bounds(min_val, max_val);
-  return unary_(opid::hardtanh, self, {Attr(min_val), Attr(max_val)});
+  return unary_(opid::hardtanh, self, HardtanhArgs{.min_val = min_val, .max_val = max_val}.attrs());
 }
 Tensor relu6(const Tensor& self) { return hardtanh(self, 0, 6); }
 Tensor& relu6_(Tensor& self) { return hardtanh_(self, 0, 6); }
@@ -97,13 +97,13 @@ Tensor threshold(const Tensor& self, const Scalar& threshold, const Scalar& valu
   check_not_bool("threshold", self);
   check_scalar_fits("threshold", threshold, self.dtype());
   check_scalar_fits("threshold", value, self.dtype());
-  return unary(opid::threshold, self, {Attr(threshold), Attr(value)});
+  return unary(opid::threshold, self, ThresholdArgs{.threshold = threshold, .value = value}.attrs());
 }
 Tensor& threshold_(Tensor& self, const Scalar& threshold, const Scalar& value) {
   check_not_bool("threshold_", self);
   check_scalar_fits("threshold_", threshold, self.dtype());
   check_scalar_fits("threshold_", value, self.dtype());
-  return unary_(opid::threshold, self, {Attr(threshold), Attr(value)});
+  return unary_(opid::threshold, self, ThresholdArgs{.threshold = threshold, .value = value}.attrs());
 }
 
 // ---- smooth and hard gates -----------------------------------------------------------------
@@ -113,11 +113,11 @@ Tensor& threshold_(Tensor& self, const Scalar& threshold, const Scalar& value) {
 Tensor softshrink(const Tensor& self, const Scalar& lambd) {
   check_floating("softshrink", self);
   check_softshrink_lambd(self, lambd);
-  return unary(opid::softshrink, self, {Attr(lambd)});
+  return unary(opid::softshrink, self, SoftshrinkArgs{.lambd = lambd}.attrs());
 }
 Tensor hardshrink(const Tensor& self, const Scalar& lambd) {
   check_floating("hardshrink", self);
-  return unary(opid::hardshrink, self, {Attr(lambd)});
+  return unary(opid::hardshrink, self, HardshrinkArgs{.lambd = lambd}.attrs());
 }
 
 // ---- composites -----------------------------------------------------------------------------
@@ -187,14 +187,18 @@ Tensor softmin(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
 
 Tensor elu_backward(const Tensor& grad_output, const Tensor& self, const Scalar& alpha, const Scalar& scale,
                     const Scalar& input_scale) {
-  return float_unary_backward(opid::elu_backward, grad_output, self, EluBackwardArgs{alpha, scale, input_scale}.attrs());
+  return float_unary_backward(
+      opid::elu_backward, grad_output, self,
+      EluBackwardArgs{.alpha = alpha, .scale = scale, .input_scale = input_scale}.attrs());
 }
 Tensor hardtanh_backward(const Tensor& grad_output, const Tensor& self, const Scalar& min_val,
                          const Scalar& max_val) {
-  return float_unary_backward(opid::hardtanh_backward, grad_output, self, {Attr(min_val), Attr(max_val)});
+  return float_unary_backward(opid::hardtanh_backward, grad_output, self,
+                              HardtanhBackwardArgs{.min_val = min_val, .max_val = max_val}.attrs());
 }
 Tensor hardshrink_backward(const Tensor& grad_output, const Tensor& self, const Scalar& lambd) {
-  return float_unary_backward(opid::hardshrink_backward, grad_output, self, {Attr(lambd)});
+  return float_unary_backward(opid::hardshrink_backward, grad_output, self,
+                              HardshrinkBackwardArgs{.lambd = lambd}.attrs());
 }
 
 }  // namespace ember

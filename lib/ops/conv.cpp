@@ -1,6 +1,7 @@
 // Convolutions: the op functions of conv2d and conv_transpose2d (argument
 // checks with PyTorch's rules and messages, then dispatch) and the composite
 // conv1d (a conv2d over a height of 1).
+#include "dispatch/args/linalg.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/linalg.h"
 #include "ember/ops/linalg.h"
@@ -100,7 +101,8 @@ Tensor conv_nd(const char* op, int64_t nd, const Tensor& input, const Tensor& we
     pad = {0, pad[0]};
     dil = {1, dil[0]};
   }
-  OpCall call(opid::conv2d, {x, w, bias}, {Attr(st), Attr(pad), Attr(dil), Attr(groups)});
+  OpCall call(opid::conv2d, {x, w, bias},
+              Conv2dArgs{.stride = st, .padding = pad, .dilation = dil, .groups = groups}.attrs());
   Tensor out = dispatch_one(call);
   bool trimmed = false;
   for (int64_t d = 0; d < nd; ++d)
@@ -151,7 +153,9 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor&
   EMBER_CHECK(out[0] > 0 && out[1] > 0, op, ": Given input size per channel: (", sizes_x(in),
               "). Calculated output size per channel: (", sizes_x(out), "). Output size is too small");
   OpCall call(opid::conv_transpose2d, {x, weight, bias},
-              {Attr(st), Attr(pad), Attr(opad), Attr(groups), Attr(dil)});
+              ConvTranspose2dArgs{
+                  .stride = st, .padding = pad, .output_padding = opad, .groups = groups, .dilation = dil}
+                  .attrs());
   Tensor y = dispatch_one(call);
   return batched ? y : y.squeeze(0);
 }

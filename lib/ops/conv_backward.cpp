@@ -2,6 +2,7 @@
 // (kernels: conv2d_backward_input in lib/cpu/conv.cpp, beside the
 // conv_transpose2d kernel it shares; conv2d_backward_weight in
 // lib/cpu/conv_backward.cpp).
+#include "dispatch/args/nn_backward.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn_backward.h"
 #include "ember/ops/nn_backward.h"
@@ -58,12 +59,11 @@ ConvWindows check_conv_backward(const char* op, const Tensor& grad_output, const
 }
 
 // Checks grad_output and `operand` (the weight or the input; `image` and
-// `weight` are the convolution's sizes), then dispatches op `id` with `sizes`
-// (the shape of the gradient it computes) first among its attrs.
-Tensor dispatch_conv_backward(OpId id, const char* op, const Tensor& grad_output, const Tensor& operand,
-                              const char* name, const DimVector& image, const DimVector& weight,
-                              const DimVector& sizes, const IntList& stride, const IntList& padding,
-                              const IntList& dilation, int64_t groups) {
+// `weight` are the convolution's sizes), and returns the checked windows.
+ConvWindows check_backward_args(const char* op, const Tensor& grad_output, const Tensor& operand,
+                                const char* name, const DimVector& image, const DimVector& weight,
+                                const IntList& stride, const IntList& padding, const IntList& dilation,
+                                int64_t groups) {
   nn_checks::check_defined(grad_output, op, "grad_output");
   nn_checks::check_floating(grad_output, op, "grad_output");
   EMBER_CHECK(grad_output.dim() == 4, op, ": expected a 4-D grad_output [N, C_out, OH, OW], got ",
@@ -73,10 +73,7 @@ Tensor dispatch_conv_backward(OpId id, const char* op, const Tensor& grad_output
               " to have the same dtype, but got ", dtype_name(grad_output.dtype()), " and ",
               dtype_name(operand.dtype()));
   EMBER_CHECK(operand.dim() == 4, op, ": expected a 4-D ", name, ", got ", describe(operand));
-  ConvWindows w = check_conv_backward(op, grad_output, image, weight, stride, padding, dilation, groups);
-  OpCall call(id, {grad_output, operand},
-              {Attr(sizes), Attr(w.stride), Attr(w.padding), Attr(w.dilation), Attr(groups)});
-  return dispatch_one(call);
+  return check_conv_backward(op, grad_output, image, weight, stride, padding, dilation, groups);
 }
 
 }  // namespace
@@ -86,9 +83,17 @@ Tensor conv2d_backward_input(const Tensor& grad_output, const Tensor& weight, co
                              int64_t groups) {
   const char* op = "conv2d_backward_input";
   DimVector image = sizes_arg(op, "input_size", input_size);
-  return dispatch_conv_backward(opid::conv2d_backward_input, op, grad_output, weight, "weight", image,
-                                weight.defined() ? weight.sizes() : DimVector{}, image, stride,
-                                padding, dilation, groups);
+  ConvWindows w = check_backward_args(op, grad_output, weight, "weight", image,
+                                      weight.defined() ? weight.sizes() : DimVector{}, stride, padding,
+                                      dilation, groups);
+  OpCall call(opid::conv2d_backward_input, {grad_output, weight},
+              Conv2dBackwardInputArgs{.input_size = image,
+                                      .stride = w.stride,
+                                      .padding = w.padding,
+                                      .dilation = w.dilation,
+                                      .groups = groups}
+                  .attrs());
+  return dispatch_one(call);
 }
 
 Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input, const IntList& weight_size,
@@ -96,9 +101,17 @@ Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input, co
                               int64_t groups) {
   const char* op = "conv2d_backward_weight";
   DimVector weight = sizes_arg(op, "weight_size", weight_size);
-  return dispatch_conv_backward(opid::conv2d_backward_weight, op, grad_output, input, "input",
-                                input.defined() ? input.sizes() : DimVector{}, weight, weight, stride,
-                                padding, dilation, groups);
+  ConvWindows w = check_backward_args(op, grad_output, input, "input",
+                                      input.defined() ? input.sizes() : DimVector{}, weight, stride,
+                                      padding, dilation, groups);
+  OpCall call(opid::conv2d_backward_weight, {grad_output, input},
+              Conv2dBackwardWeightArgs{.weight_size = weight,
+                                       .stride = w.stride,
+                                       .padding = w.padding,
+                                       .dilation = w.dilation,
+                                       .groups = groups}
+                  .attrs());
+  return dispatch_one(call);
 }
 
 }  // namespace ember

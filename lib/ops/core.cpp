@@ -1,6 +1,7 @@
 // Copies, conversions, fills: the op functions of the core group.
 #include "core/scalar_range.h"
 #include "core/pinned.h"
+#include "dispatch/args/core.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/core.h"
 #include "ember/autograd.h"
@@ -16,7 +17,7 @@ Tensor& copy_(Tensor& dst, const Tensor& src, bool non_blocking) {
   DimVector b = broadcast_shapes(dst.sizes(), src.sizes(), "copy_");
   EMBER_CHECK(b == dst.sizes(), "copy_: the source of shape ", shape_str(src.sizes()),
               " cannot be broadcast to the destination of shape ", shape_str(dst.sizes()));
-  OpCall call(opid::copy_, {dst, src}, {Attr(non_blocking)});
+  OpCall call(opid::copy_, {dst, src}, CopyArgs{.non_blocking = non_blocking}.attrs());
   call.outputs.push_back(dst);
   // A cross-device copy runs on the non-CPU side's backend.
   call.device = dst.is_cpu() ? src.device() : dst.device();
@@ -26,7 +27,7 @@ Tensor& copy_(Tensor& dst, const Tensor& src, bool non_blocking) {
 
 Tensor& fill_(Tensor& self, const Scalar& value) {
   check_scalar_fits("fill_", value, self.dtype());
-  OpCall call(opid::fill_, {self}, {Attr(value)});
+  OpCall call(opid::fill_, {self}, FillArgs{.value = value}.attrs());
   call.outputs.push_back(self);
   dispatch(call);
   return self;

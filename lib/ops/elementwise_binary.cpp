@@ -1,6 +1,7 @@
 // Binary arithmetic op functions (add ... atan2), lerp and where: argument
 // checks as PyTorch makes them, then one dispatched row each.
 #include "ops/elementwise_common.h"
+#include "dispatch/args/elementwise.h"
 #include "dispatch/op_ids/elementwise.h"
 
 namespace ember {
@@ -45,14 +46,14 @@ DType no_bool_result(const char* op, const Tensor& a, const Tensor& b) {
 
 Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   check_alpha("add", self, other, alpha);
-  return binary(opid::add, self, other, {Attr(alpha)});
+  return binary(opid::add, self, other, AddArgs{.alpha = alpha}.attrs());
 }
 Tensor add(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   return add(self, wrapped_scalar(other), alpha);
 }
 Tensor& add_(Tensor& self, const Tensor& other, const Scalar& alpha) {
   check_alpha("add_", self, other, alpha);
-  return binary_("add_", opid::add, self, other, result_type(self, other), {Attr(alpha)});
+  return binary_("add_", opid::add, self, other, result_type(self, other), AddArgs{.alpha = alpha}.attrs());
 }
 Tensor& add_(Tensor& self, const Scalar& other, const Scalar& alpha) {
   return add_(self, wrapped_scalar(other), alpha);
@@ -61,7 +62,7 @@ Tensor& add_(Tensor& self, const Scalar& other, const Scalar& alpha) {
 Tensor sub(const Tensor& self, const Tensor& other, const Scalar& alpha) {
   check_sub("sub", self, other);
   check_alpha("sub", self, other, alpha);
-  return binary(opid::sub, self, other, {Attr(alpha)});
+  return binary(opid::sub, self, other, SubArgs{.alpha = alpha}.attrs());
 }
 Tensor sub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   return sub(self, wrapped_scalar(other), alpha);
@@ -69,7 +70,7 @@ Tensor sub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
 Tensor& sub_(Tensor& self, const Tensor& other, const Scalar& alpha) {
   check_sub("sub_", self, other);
   check_alpha("sub_", self, other, alpha);
-  return binary_("sub_", opid::sub, self, other, result_type(self, other), {Attr(alpha)});
+  return binary_("sub_", opid::sub, self, other, result_type(self, other), SubArgs{.alpha = alpha}.attrs());
 }
 Tensor& sub_(Tensor& self, const Scalar& other, const Scalar& alpha) {
   return sub_(self, wrapped_scalar(other), alpha);
@@ -103,20 +104,18 @@ DType div_result(const char* op, const Tensor& a, const Tensor& b,
   return no_bool_result(op, a, b);
 }
 
-Attr mode_attr(const std::optional<std::string>& mode) { return mode ? Attr(*mode) : Attr(); }
-
 }  // namespace
 
 Tensor div(const Tensor& self, const Tensor& other, const std::optional<std::string>& rounding_mode) {
   div_result("div", self, other, rounding_mode);
-  return binary(opid::div, self, other, {mode_attr(rounding_mode)});
+  return binary(opid::div, self, other, DivArgs{.rounding_mode = rounding_mode}.attrs());
 }
 Tensor div(const Tensor& self, const Scalar& other, const std::optional<std::string>& rounding_mode) {
   return div(self, wrapped_scalar(other), rounding_mode);
 }
 Tensor& div_(Tensor& self, const Tensor& other, const std::optional<std::string>& rounding_mode) {
   DType dt = div_result("div_", self, other, rounding_mode);
-  return binary_("div_", opid::div, self, other, dt, {mode_attr(rounding_mode)});
+  return binary_("div_", opid::div, self, other, dt, DivArgs{.rounding_mode = rounding_mode}.attrs());
 }
 Tensor& div_(Tensor& self, const Scalar& other, const std::optional<std::string>& rounding_mode) {
   return div_(self, wrapped_scalar(other), rounding_mode);
@@ -191,7 +190,8 @@ Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, const S
   EMBER_CHECK_TYPE(grad_output.dtype() == self.dtype() && is_floating(self.dtype()),
                    "threshold_backward: grad_output and self must have the same floating dtype, got ",
                    dtype_name(grad_output.dtype()), " and ", dtype_name(self.dtype()));
-  return binary(opid::threshold_backward, grad_output, self, {Attr(threshold)});
+  return binary(opid::threshold_backward, grad_output, self,
+                ThresholdBackwardArgs{.threshold = threshold}.attrs());
 }
 Tensor& atan2_(Tensor& self, const Tensor& other) {
   return binary_("atan2_", opid::atan2, self, other, float_dtype(result_type(self, other)));

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "ops/elementwise_common.h"
+#include "dispatch/args/elementwise.h"
 #include "dispatch/op_ids/core.h"
 #include "dispatch/op_ids/elementwise.h"
 
@@ -54,12 +55,12 @@ static void check_polygamma(int64_t n) {
 }
 Tensor polygamma(int64_t n, const Tensor& self) {
   check_polygamma(n);
-  return unary(opid::polygamma, self, {Attr(n)});
+  return unary(opid::polygamma, self, PolygammaArgs{.n = n}.attrs());
 }
 Tensor& polygamma_(Tensor& self, int64_t n) {
   check_polygamma(n);
   check_defined("polygamma_", self);
-  return unary_(opid::polygamma, self, float_dtype(self.dtype()), {Attr(n)});
+  return unary_(opid::polygamma, self, float_dtype(self.dtype()), PolygammaArgs{.n = n}.attrs());
 }
 
 Tensor frac(const Tensor& self) {

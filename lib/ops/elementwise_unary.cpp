@@ -2,6 +2,7 @@
 // nan_to_num and the predicates. Each checks its argument and dispatches its
 // row (lib/dispatch/schema/elementwise.toml); kernels are in lib/cpu.
 #include "ops/elementwise_common.h"
+#include "dispatch/args/elementwise.h"
 #include "dispatch/op_ids/elementwise.h"
 
 namespace ember {
@@ -88,11 +89,11 @@ static void check_round(const char* op, const Tensor& self, int64_t decimals) {
 }
 Tensor round(const Tensor& self, int64_t decimals) {
   check_round("round", self, decimals);
-  return unary(opid::round, self, {Attr(decimals)});
+  return unary(opid::round, self, RoundArgs{.decimals = decimals}.attrs());
 }
 Tensor& round_(Tensor& self, int64_t decimals) {
   check_round("round_", self, decimals);
-  return unary_(opid::round, self, Result::kSame, {Attr(decimals)});
+  return unary_(opid::round, self, Result::kSame, RoundArgs{.decimals = decimals}.attrs());
 }
 
 // ---- activations -------------------------------------------------------------------------
@@ -117,11 +118,12 @@ static std::string checked_approximate(const std::string& approximate) {
 }
 Tensor gelu(const Tensor& self, const std::string& approximate) {
   check_floating("gelu", self);
-  return unary(opid::gelu, self, {Attr(checked_approximate(approximate))});
+  return unary(opid::gelu, self, GeluArgs{.approximate = checked_approximate(approximate)}.attrs());
 }
 Tensor& gelu_(Tensor& self, const std::string& approximate) {
   check_floating("gelu_", self);
-  return unary_(opid::gelu, self, Result::kSame, {Attr(checked_approximate(approximate))});
+  return unary_(opid::gelu, self, Result::kSame,
+                GeluArgs{.approximate = checked_approximate(approximate)}.attrs());
 }
 
 Tensor silu(const Tensor& self) {
@@ -135,16 +137,17 @@ Tensor& silu_(Tensor& self) {
 
 Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
   check_floating("softplus", self);
-  return unary(opid::softplus, self, {Attr(beta), Attr(threshold)});
+  return unary(opid::softplus, self, SoftplusArgs{.beta = beta, .threshold = threshold}.attrs());
 }
 
 Tensor leaky_relu(const Tensor& self, const Scalar& negative_slope) {
   check_floating("leaky_relu", self);
-  return unary(opid::leaky_relu, self, {Attr(negative_slope)});
+  return unary(opid::leaky_relu, self, LeakyReluArgs{.negative_slope = negative_slope}.attrs());
 }
 Tensor& leaky_relu_(Tensor& self, const Scalar& negative_slope) {
   check_floating("leaky_relu_", self);
-  return unary_(opid::leaky_relu, self, Result::kSame, {Attr(negative_slope)});
+  return unary_(opid::leaky_relu, self, Result::kSame,
+                LeakyReluArgs{.negative_slope = negative_slope}.attrs());
 }
 
 // ---- clamp -------------------------------------------------------------------------------
@@ -199,15 +202,14 @@ Tensor clip(const Tensor& self, const std::optional<Scalar>& min, const std::opt
 
 // ---- cleaning and predicates ------------------------------------------------------------------
 
-static Attr optional_attr(std::optional<double> v) { return v ? Attr(*v) : Attr(); }
-
 Tensor nan_to_num(const Tensor& self, std::optional<double> nan, std::optional<double> posinf,
                   std::optional<double> neginf) {
-  return unary(opid::nan_to_num, self, {optional_attr(nan), optional_attr(posinf), optional_attr(neginf)});
+  return unary(opid::nan_to_num, self, NanToNumArgs{.nan = nan, .posinf = posinf, .neginf = neginf}.attrs());
 }
 Tensor& nan_to_num_(Tensor& self, std::optional<double> nan, std::optional<double> posinf,
                     std::optional<double> neginf) {
-  return unary_(opid::nan_to_num, self, Result::kSame, {optional_attr(nan), optional_attr(posinf), optional_attr(neginf)});
+  return unary_(opid::nan_to_num, self, Result::kSame,
+                NanToNumArgs{.nan = nan, .posinf = posinf, .neginf = neginf}.attrs());
 }
 
 // isnan, isinf, isfinite, logical_not(_) are structured (generated from their rows).

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "dispatch/args/core.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/core.h"
 #include "dispatch/op_ids/reduce.h"
@@ -138,14 +139,14 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Tensor
   int64_t n = all_int ? (end.to_int() - start.to_int() + step.to_int() - (step.to_int() > 0 ? 1 : -1)) / step.to_int()
                       : static_cast<int64_t>(std::ceil((e - s) / st));
   Tensor out = empty(IntList{std::max<int64_t>(n, 0)}, options.dtype(dt).requires_grad(false));
-  run_inplace(opid::arange, out, {Attr(start), Attr(step)});
+  run_inplace(opid::arange, out, ArangeArgs{.start = start, .step = step}.attrs());
   return finish(out, options);
 }
 
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, TensorOptions options) {
   EMBER_CHECK(steps >= 0, "linspace: number of steps must be non-negative, got ", steps);
   Tensor out = empty(IntList{steps}, options.dtype(options.dtype_or(default_dtype())).requires_grad(false));
-  run_inplace(opid::linspace, out, {Attr(start), Attr(end)});
+  run_inplace(opid::linspace, out, LinspaceArgs{.start = start, .end = end}.attrs());
   return finish(out, options);
 }
 

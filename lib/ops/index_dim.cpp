@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/scalar_range.h"
+#include "dispatch/args/shape_index.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/shape_index.h"
 #include "ember/ops/elementwise.h"
@@ -105,7 +106,7 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
     EMBER_CHECK(k == d || i.sizes()[k] <= s.sizes()[k], "gather(): Size does not match at "
                 "dimension ", k, " expected index ", shape_str(idx.sizes()),
                 " to be no larger than self ", shape_str(self.sizes()), " apart from dimension ", d);
-  OpCall call(opid::gather, {s, i}, {Attr(d)});
+  OpCall call(opid::gather, {s, i}, GatherArgs{.dim = d}.attrs());
   Tensor out = dispatch_one(call);
   return idx.dim() ? out : reshape(out, {});
 }
@@ -118,7 +119,7 @@ Tensor& scatter_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& s
               "src.dtype (got ", dtype_name(self.dtype()), " and ", dtype_name(src.dtype()), ")");
   check_scatter_shapes(self, idx, &src, d, "scatter");
   OpCall call(opid::scatter_, {at_least_1d(self), at_least_1d(idx), at_least_1d(src)},
-              {Attr(d), Attr(check_reduce(reduce))});
+              ScatterArgs{.dim = d, .reduce = check_reduce(reduce)}.attrs());
   dispatch_inplace(call, self);
   return self;
 }
@@ -130,7 +131,7 @@ Tensor& scatter_(Tensor& self, int64_t dim, const Tensor& index, const Scalar& v
   check_scatter_shapes(self, idx, nullptr, d, "scatter");
   check_scalar_fits("scatter", value, self.dtype());
   OpCall call(opid::scatter_value_, {at_least_1d(self), at_least_1d(idx)},
-              {Attr(d), Attr(value), Attr(check_reduce(reduce))});
+              ScatterValueArgs{.dim = d, .value = value, .reduce = check_reduce(reduce)}.attrs());
   dispatch_inplace(call, self);
   return self;
 }
@@ -154,7 +155,7 @@ Tensor& scatter_add_(Tensor& self, int64_t dim, const Tensor& index, const Tenso
               "src.dtype (got ", dtype_name(self.dtype()), " and ", dtype_name(src.dtype()), ")");
   check_scatter_shapes(self, idx, &src, d, "scatter_add");
   OpCall call(opid::scatter_add_, {at_least_1d(self), at_least_1d(idx), at_least_1d(src)},
-              {Attr(d)});
+              ScatterAddArgs{.dim = d}.attrs());
   dispatch_inplace(call, self);
   return self;
 }
@@ -170,7 +171,7 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   if (self.dim() == 0)
     EMBER_CHECK_INDEX(idx.numel() == 1, "index_select(): Index to scalar can have only 1 value, "
                       "got ", idx.numel(), " value(s)");
-  OpCall call(opid::index_select, {at_least_1d(self), idx}, {Attr(d)});
+  OpCall call(opid::index_select, {at_least_1d(self), idx}, IndexSelectArgs{.dim = d}.attrs());
   Tensor out = dispatch_one(call);
   return self.dim() ? out : reshape(out, {});
 }
@@ -181,7 +182,7 @@ Tensor& index_add_(Tensor& self, int64_t dim, const Tensor& index, const Tensor&
   const int64_t d = wrap_dim(dim, self.dim(), "index_add_");
   check_index_source<Error>(self, d, idx, source, "index_add_");
   OpCall call(opid::index_add_, {at_least_1d(self), idx, at_least_1d(source)},
-              {Attr(d), Attr(alpha)});
+              IndexAddArgs{.dim = d, .alpha = alpha}.attrs());
   dispatch_inplace(call, self);
   return self;
 }
@@ -196,7 +197,8 @@ Tensor& index_copy_(Tensor& self, int64_t dim, const Tensor& index, const Tensor
   Tensor idx = vector_index(index, "index_copy_");
   const int64_t d = wrap_dim(dim, self.dim(), "index_copy_");
   check_index_source<IndexError>(self, d, idx, source, "index_copy_");
-  OpCall call(opid::index_copy_, {at_least_1d(self), idx, at_least_1d(source)}, {Attr(d)});
+  OpCall call(opid::index_copy_, {at_least_1d(self), idx, at_least_1d(source)},
+              IndexCopyArgs{.dim = d}.attrs());
   dispatch_inplace(call, self);
   return self;
 }
@@ -215,7 +217,7 @@ Tensor& index_fill_(Tensor& self, int64_t dim, const Tensor& index, const Scalar
   Tensor idx = vector_index(index, "index_fill_");
   const int64_t d = wrap_dim(dim, self.dim(), "index_fill_");
   check_scalar_fits("index_fill_", value, self.dtype());
-  OpCall call(opid::index_fill_, {at_least_1d(self), idx}, {Attr(d), Attr(value)});
+  OpCall call(opid::index_fill_, {at_least_1d(self), idx}, IndexFillArgs{.dim = d, .value = value}.attrs());
   dispatch_inplace(call, self);
   return self;
 }

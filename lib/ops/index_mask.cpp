@@ -1,6 +1,7 @@
 // Masks: masked_fill (an op), nonzero (an op), and the composites
 // masked_select, nonzero(as_tuple), argwhere, where(condition).
 #include "core/scalar_range.h"
+#include "dispatch/args/shape_index.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/shape_index.h"
 #include "ember/ops/elementwise.h"
@@ -32,7 +33,7 @@ void check_fill_target(const Tensor& self, const Tensor& mask) {
 Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value) {
   check_fill_target(self, mask);
   check_scalar_fits("masked_fill_", value, self.dtype());
-  OpCall call(opid::masked_fill_, {self, mask}, {Attr(value)});
+  OpCall call(opid::masked_fill_, {self, mask}, MaskedFillArgs{.value = value}.attrs());
   call.outputs.push_back(self);
   dispatch(call);
   return self;

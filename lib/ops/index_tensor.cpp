@@ -8,6 +8,7 @@
 // new dim) are collected per dim of the view built so far; if there are any,
 // the op `index` gathers them (a copy), per Note [Advanced indexing geometry].
 // A 0-dim integer tensor acts as an integer (a view), as in PyTorch.
+#include "dispatch/args/shape_index.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/reduce.h"
 #include "dispatch/op_ids/shape_index.h"
@@ -260,7 +261,7 @@ Tensor& index_put_(Tensor& self, const TensorList& indices, const Tensor& values
   if (v.impl()->storage() == self.impl()->storage()) v = clone(v);
   SmallVector<Tensor, 4> inputs{self, v};
   for (const Tensor& t : idx) inputs.push_back(t);
-  OpCall call(opid::index_put_, std::move(inputs), {Attr(accumulate)});
+  OpCall call(opid::index_put_, std::move(inputs), IndexPutArgs{.accumulate = accumulate}.attrs());
   call.outputs.push_back(self);
   dispatch(call);
   return self;

@@ -1,5 +1,6 @@
 // Matrix products: the op functions (argument checks, then dispatch) of mm,
 // bmm, mv, dot, addmm, and the composites matmul, outer and linear.
+#include "dispatch/args/linalg.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/linalg.h"
 #include "ember/ops/factories.h"
@@ -173,7 +174,7 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
   EMBER_CHECK(self.dim() <= 2 && broadcast_shapes(self.sizes(), target, "addmm") == target,
               "addmm: self of shape ", shape_str(self.sizes()),
               " cannot be broadcast to the product's shape ", shape_str(target));
-  OpCall call(opid::addmm, {self, mat1, mat2}, {Attr(beta), Attr(alpha)});
+  OpCall call(opid::addmm, {self, mat1, mat2}, AddmmArgs{.beta = beta, .alpha = alpha}.attrs());
   return dispatch_one(call);
 }
 

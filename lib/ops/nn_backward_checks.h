@@ -15,8 +15,8 @@ inline Tensor grad_like(const Tensor& grad_out, const Tensor& like, const char* 
   return grad_out.to(like.dtype());
 }
 
-// The `mask` attr of the normalization backwards: three 0/1 ints.
-inline Attr mask_attr(const GradMask& m) { return Attr(DimVector{m[0], m[1], m[2]}); }
+// The `output_mask` of the normalization backwards: three 0/1 ints.
+inline DimVector mask_ints(const GradMask& m) { return DimVector{m[0], m[1], m[2]}; }
 
 inline void check_reduction(int64_t reduction, const char* op) {
   EMBER_CHECK_VALUE(reduction >= 0 && reduction <= 2, op, ": reduction must be 0 (none), 1 (mean) or "

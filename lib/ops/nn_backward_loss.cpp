@@ -1,6 +1,7 @@
 // Backward primitives of the losses: argument checks, the forward's dtype
 // promotion, then one dispatched op each (kernels: lib/cpu/loss_class_backward.cpp,
 // lib/cpu/loss_pointwise_backward.cpp).
+#include "dispatch/args/nn_backward.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn_backward.h"
 #include "ember/ops/nn_backward.h"
@@ -53,7 +54,7 @@ Tensor nll_loss_backward(const Tensor& grad_output, const Tensor& self, const Te
     EMBER_CHECK(total_weight.numel() == 1 && total_weight.is_floating_point(), op,
                 ": expected total_weight to be a single floating value, got ", describe(total_weight));
   OpCall call(opid::nll_loss_backward, {grad_output, self, target, weight, total_weight},
-              {Attr(reduction), Attr(ignore_index)});
+              NllLossBackwardArgs{.reduction = reduction, .ignore_index = ignore_index}.attrs());
   return dispatch_one(call);
 }
 
@@ -78,7 +79,10 @@ Tensor cross_entropy_backward(const Tensor& grad_output, const Tensor& self, con
     check_index_target(self, target, op);
   }
   OpCall call(opid::cross_entropy_backward, {grad_output, x, t, weight},
-              {Attr(reduction), Attr(ignore_index), Attr(label_smoothing)});
+              CrossEntropyBackwardArgs{.reduction = reduction,
+                                       .ignore_index = ignore_index,
+                                       .label_smoothing = label_smoothing}
+                  .attrs());
   return dispatch_one(call);
 }
 
@@ -100,11 +104,11 @@ std::pair<Tensor, Tensor> pointwise_args(const Tensor& grad, const Tensor& input
   return {input.to(dt), target.to(dt)};
 }
 
+// attrs: the op's, written by its Args struct (reduction is among them).
 Tensor pointwise_backward(OpId id, const Tensor& grad, const Tensor& input, const Tensor& target,
-                          int64_t reduction, const char* op, std::optional<double> param = std::nullopt) {
+                          int64_t reduction, const char* op, SmallVector<Attr, 4> attrs) {
   auto [x, t] = pointwise_args(grad, input, target, reduction, op);
-  OpCall call(id, {grad, x, t}, {Attr(reduction)});
-  if (param) call.attrs.push_back(Attr(*param));
+  OpCall call(id, {grad, x, t}, std::move(attrs));
   return dispatch_one(call);
 }
 
@@ -126,26 +130,30 @@ void check_same_shape(const Tensor& input, const Tensor& target, const char* op)
 
 Tensor mse_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
                          int64_t reduction) {
-  return pointwise_backward(opid::mse_loss_backward, grad_output, self, target, reduction, "mse_loss_backward");
+  return pointwise_backward(opid::mse_loss_backward, grad_output, self, target, reduction, "mse_loss_backward",
+                            MseLossBackwardArgs{.reduction = reduction}.attrs());
 }
 
 Tensor l1_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
                         int64_t reduction) {
-  return pointwise_backward(opid::l1_loss_backward, grad_output, self, target, reduction, "l1_loss_backward");
+  return pointwise_backward(opid::l1_loss_backward, grad_output, self, target, reduction, "l1_loss_backward",
+                            L1LossBackwardArgs{.reduction = reduction}.attrs());
 }
 
 Tensor smooth_l1_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
                                int64_t reduction, double beta) {
   EMBER_CHECK(beta >= 0, "smooth_l1_loss_backward: beta must be non-negative, got ", beta);
   return pointwise_backward(opid::smooth_l1_loss_backward, grad_output, self, target, reduction,
-                            "smooth_l1_loss_backward", beta);
+                            "smooth_l1_loss_backward",
+                            SmoothL1LossBackwardArgs{.reduction = reduction, .beta = beta}.attrs());
 }
 
 Tensor huber_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
                            int64_t reduction, double delta) {
   EMBER_CHECK(delta > 0, "huber_loss_backward: delta must be positive, got ", delta);
   return pointwise_backward(opid::huber_loss_backward, grad_output, self, target, reduction,
-                            "huber_loss_backward", delta);
+                            "huber_loss_backward",
+                            HuberLossBackwardArgs{.reduction = reduction, .delta = delta}.attrs());
 }
 
 Tensor binary_cross_entropy_backward(const Tensor& grad_output, const Tensor& self,
@@ -160,7 +168,8 @@ Tensor binary_cross_entropy_backward(const Tensor& grad_output, const Tensor& se
               " (the input's), got ", dtype_name(target.dtype()));
   check_loss_grad(grad_output, self.sizes(), reduction, op);
   OpCall call(opid::binary_cross_entropy_backward,
-              {grad_output, self, target, binary_weight(weight, self, op, "weight")}, {Attr(reduction)});
+              {grad_output, self, target, binary_weight(weight, self, op, "weight")},
+              BinaryCrossEntropyBackwardArgs{.reduction = reduction}.attrs());
   return dispatch_one(call);
 }
 
@@ -180,7 +189,7 @@ Tensor binary_cross_entropy_with_logits_backward(const Tensor& grad_output, cons
   OpCall call(opid::binary_cross_entropy_with_logits_backward,
               {grad_output, x, target.to(dt), binary_weight(weight, x, op, "weight"),
                binary_weight(pos_weight, x, op, "pos_weight")},
-              {Attr(reduction)});
+              BinaryCrossEntropyWithLogitsBackwardArgs{.reduction = reduction}.attrs());
   return dispatch_one(call);
 }
 

@@ -1,6 +1,7 @@
 // Backward primitives of embedding, dropout, pad and interpolate: argument
 // checks, then one dispatched op each (kernels: lib/cpu/embedding_backward.cpp,
 // dropout_backward.cpp, pad_backward.cpp, interpolate_backward.cpp).
+#include "dispatch/args/nn_backward.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn.h"
 #include "dispatch/op_ids/nn_backward.h"
@@ -27,7 +28,10 @@ Tensor embedding_dense_backward(const Tensor& grad_output, const Tensor& indices
               ": expected grad_output of shape indices.shape + [embedding_dim], got ", describe(grad_output),
               " for indices ", describe(indices));
   OpCall call(opid::embedding_backward, {grad_output, indices},
-              {Attr(num_weights), Attr(padding_idx), Attr(scale_grad_by_freq)});
+              EmbeddingBackwardArgs{.num_weights = num_weights,
+                                    .padding_idx = padding_idx,
+                                    .scale_grad_by_freq = scale_grad_by_freq}
+                  .attrs());
   return dispatch_one(call);
 }
 
@@ -39,7 +43,7 @@ Tensor native_dropout_backward(const Tensor& grad_output, const Tensor& mask, do
   EMBER_CHECK(mask.dtype() == kBool, op, ": mask should be a bool tensor, got ", describe(mask));
   EMBER_CHECK(mask.sizes() == grad_output.sizes(), op, ": mask of shape ", shape_str(mask.sizes()),
               " does not match grad_output ", describe(grad_output));
-  OpCall call(opid::dropout_backward, {grad_output, mask}, {Attr(scale)});
+  OpCall call(opid::dropout_backward, {grad_output, mask}, DropoutBackwardArgs{.scale = scale}.attrs());
   return dispatch_one(call);
 }
 
@@ -89,7 +93,10 @@ Tensor pad_backward(const Tensor& grad_output, const IntList& input_size, const 
     return ember::pad(grad_output, neg, "constant", Scalar(0));
   }
   OpCall call(opid::pad_backward, {grad_output},
-              {Attr(input_size), Attr(DimVector(pad.begin(), pad.end())), Attr(mode)});
+              PadBackwardArgs{.input_size = DimVector(input_size.begin(), input_size.end()),
+                              .pad = DimVector(pad.begin(), pad.end()),
+                              .mode = mode}
+                  .attrs());
   return dispatch_one(call);
 }
 
@@ -116,9 +123,15 @@ Tensor interpolate_backward(const Tensor& grad_output, const IntList& input_size
                     "interpolating modes: linear | bilinear | bicubic | trilinear");
   EMBER_CHECK(scales.empty() || static_cast<int64_t>(scales.size()) == k, op, ": expected ", k,
               " scales (one per spatial dim), got ", scales.size());
-  SmallVector<Attr, 4> attrs{Attr(in), Attr(nearest ? "nearest" : "linear"), Attr(align_corners)};
-  for (int64_t d = 0; d < k; ++d) attrs.push_back(scales.empty() ? Attr() : Attr(scales[d]));
-  OpCall call(opid::interpolate_backward, SmallVector<Tensor, 4>{grad_output}, std::move(attrs));
+  // No scales given: one None per spatial dim.
+  SmallVector<std::optional<double>, 3> per_dim(scales.begin(), scales.end());
+  if (per_dim.empty()) per_dim.resize(static_cast<size_t>(k));
+  OpCall call(opid::interpolate_backward, SmallVector<Tensor, 4>{grad_output},
+              InterpolateBackwardArgs{.input_size = in,
+                                      .mode = nearest ? "nearest" : "linear",
+                                      .align_corners = align_corners,
+                                      .scales = std::move(per_dim)}
+                  .attrs());
   return dispatch_one(call);
 }
 

@@ -1,5 +1,6 @@
 // Backward primitives of batch_norm, layer_norm and group_norm: argument
 // checks, then one dispatched op each (kernels: lib/cpu/norm_backward.cpp).
+#include "dispatch/args/nn_backward.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn_backward.h"
 #include "ember/ops/nn_backward.h"
@@ -52,7 +53,8 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(
   }
   OpCall call(opid::batch_norm_backward,
               {g, input, weight, running_mean, running_var, save_mean, save_invstd},
-              {Attr(train), Attr(eps), mask_attr(output_mask)});
+              BatchNormBackwardArgs{.train = train, .eps = eps, .output_mask = mask_ints(output_mask)}
+                  .attrs());
   dispatch(call);
   return three(call);
 }
@@ -79,7 +81,7 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward(
   check_param(weight, n, input, op, "weight");
   check_param(bias, n, input, op, "bias");
   OpCall call(opid::layer_norm_backward, {g, input, mean, rstd, weight, bias},
-              {Attr(ns), mask_attr(output_mask)});
+              LayerNormBackwardArgs{.normalized_shape = ns, .output_mask = mask_ints(output_mask)}.attrs());
   dispatch(call);
   return three(call);
 }
@@ -99,7 +101,7 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm_backward(
   check_stat(rstd, N * group, op, "rstd");
   check_param(weight, C, input, op, "weight");
   OpCall call(opid::group_norm_backward, {g, input, mean, rstd, weight},
-              {Attr(group), mask_attr(output_mask)});
+              GroupNormBackwardArgs{.group = group, .output_mask = mask_ints(output_mask)}.attrs());
   dispatch(call);
   return three(call);
 }

@@ -1,6 +1,7 @@
 // Loss functions: argument checks (PyTorch's rules, messages and exception
 // kinds), dtype promotion, then one dispatched op each (kernels:
 // lib/cpu/loss_class.cpp, lib/cpu/loss_pointwise.cpp).
+#include "dispatch/args/nn.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn.h"
 #include "ember/ops/nn.h"
@@ -20,8 +21,9 @@ Reduction reduction_from_string(const std::string& reduction) {
 
 namespace {
 
-Attr reduction_attr(const std::string& reduction) {
-  return Attr(static_cast<int64_t>(reduction_from_string(reduction)));
+// The `reduction` attr of the loss rows: the Reduction's int value.
+int64_t reduction_int(const std::string& reduction) {
+  return static_cast<int64_t>(reduction_from_string(reduction));
 }
 
 // Shapes of class-index losses: input [C] with target [], [N, C] with [N],
@@ -73,7 +75,8 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
               ": expected target dtype to be int64 or uint8 (class indices), got ", describe(target));
   check_class_target(input, target, op);
   check_class_weight(weight, input, true, op);
-  OpCall call(opid::nll_loss, {input, target, weight}, {Attr(ignore_index), reduction_attr(reduction)});
+  OpCall call(opid::nll_loss, {input, target, weight},
+              NllLossArgs{.ignore_index = ignore_index, .reduction = reduction_int(reduction)}.attrs());
   return dispatch_one(call);
 }
 
@@ -81,7 +84,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
                      int64_t ignore_index, const std::string& reduction, double label_smoothing) {
   const char* op = "cross_entropy";
   check_class_input(input, target, op);
-  Attr red = reduction_attr(reduction);
+  const int64_t red = reduction_int(reduction);
   EMBER_CHECK(label_smoothing >= 0.0 && label_smoothing <= 1.0, op, ": label_smoothing must be "
               "between 0.0 and 1.0. Got: ", label_smoothing);
   const bool probs = input.sizes() == target.sizes() && target.dim() > 0;
@@ -92,7 +95,10 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
     check_class_target(input, target, op);
     check_class_weight(weight, input, true, op);
     OpCall call(opid::cross_entropy, {input, target, weight},
-                {Attr(ignore_index), red, Attr(label_smoothing)});
+                CrossEntropyArgs{.ignore_index = ignore_index,
+                                 .reduction = red,
+                                 .label_smoothing = label_smoothing}
+                    .attrs());
     return dispatch_one(call);
   }
   EMBER_CHECK(target.is_floating_point(), op, ": expected floating point type for target with "
@@ -101,7 +107,10 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
   check_class_weight(weight, input, false, op);
   const DType dt = promote_types(input.dtype(), target.dtype());
   OpCall call(opid::cross_entropy, {input.to(dt), target.to(dt), weight},
-              {Attr(ignore_index), red, Attr(label_smoothing)});
+              CrossEntropyArgs{.ignore_index = ignore_index,
+                               .reduction = red,
+                               .label_smoothing = label_smoothing}
+                  .attrs());
   return dispatch_one(call);
 }
 
@@ -119,12 +128,12 @@ std::pair<Tensor, Tensor> promoted_pair(const Tensor& input, const Tensor& targe
   return {input.to(dt), target.to(dt)};
 }
 
-Tensor pair_loss(OpId id, const Tensor& input, const Tensor& target, const std::string& reduction,
-                 const char* op, std::optional<double> param = std::nullopt) {
-  Attr red = reduction_attr(reduction);
+// attrs: the op's, written by the caller with its Args struct (so a bad reduction string
+// is reported before the tensors are checked).
+Tensor pair_loss(OpId id, const Tensor& input, const Tensor& target, const char* op,
+                 SmallVector<Attr, 4> attrs) {
   auto [a, b] = promoted_pair(input, target, op);
-  OpCall call(id, {a, b}, {red});
-  if (param) call.attrs.push_back(Attr(*param));
+  OpCall call(id, {a, b}, std::move(attrs));
   return dispatch_one(call);
 }
 
@@ -141,23 +150,27 @@ Tensor binary_weight(const Tensor& w, const Tensor& input, const char* op, const
 }  // namespace
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& reduction) {
-  return pair_loss(opid::mse_loss, input, target, reduction, "mse_loss");
+  return pair_loss(opid::mse_loss, input, target, "mse_loss",
+                   MseLossArgs{.reduction = reduction_int(reduction)}.attrs());
 }
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, const std::string& reduction) {
-  return pair_loss(opid::l1_loss, input, target, reduction, "l1_loss");
+  return pair_loss(opid::l1_loss, input, target, "l1_loss",
+                   L1LossArgs{.reduction = reduction_int(reduction)}.attrs());
 }
 
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const std::string& reduction,
                       double beta) {
   EMBER_CHECK(beta >= 0, "smooth_l1_loss: smooth_l1_loss does not support negative values for beta, got ", beta);
-  return pair_loss(opid::smooth_l1_loss, input, target, reduction, "smooth_l1_loss", beta);
+  return pair_loss(opid::smooth_l1_loss, input, target, "smooth_l1_loss",
+                   SmoothL1LossArgs{.reduction = reduction_int(reduction), .beta = beta}.attrs());
 }
 
 Tensor huber_loss(const Tensor& input, const Tensor& target, const std::string& reduction,
                   double delta) {
   EMBER_CHECK(delta > 0, "huber_loss: huber_loss does not support non-positive values for delta, got ", delta);
-  Tensor out = pair_loss(opid::huber_loss, input, target, reduction, "huber_loss", delta);
+  Tensor out = pair_loss(opid::huber_loss, input, target, "huber_loss",
+                         HuberLossArgs{.reduction = reduction_int(reduction), .delta = delta}.attrs());
   // torch's huber_loss keeps the input's dtype (its other pointwise losses promote).
   return out.dtype() == input.dtype() ? out : out.to(input.dtype());
 }
@@ -167,7 +180,7 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
   const char* op = "binary_cross_entropy";
   check_defined(input, op, "input");
   check_defined(target, op, "target");
-  Attr red = reduction_attr(reduction);
+  const int64_t red = reduction_int(reduction);
   EMBER_CHECK_VALUE(target.sizes() == input.sizes(), op, ": using a target size (",
                     shape_str(target.sizes()), ") that is different to the input size (",
                     shape_str(input.sizes()), ") is deprecated. Please ensure they have the same size.");
@@ -175,7 +188,7 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
   EMBER_CHECK(target.dtype() == input.dtype(), op, ": expected target of dtype ",
               dtype_name(input.dtype()), " (the input's), got ", dtype_name(target.dtype()));
   OpCall call(opid::binary_cross_entropy, {input, target, binary_weight(weight, input, op, "weight")},
-              {red});
+              BinaryCrossEntropyArgs{.reduction = red}.attrs());
   return dispatch_one(call);
 }
 
@@ -185,7 +198,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
   const char* op = "binary_cross_entropy_with_logits";
   check_defined(input, op, "input");
   check_defined(target, op, "target");
-  Attr red = reduction_attr(reduction);
+  const int64_t red = reduction_int(reduction);
   EMBER_CHECK_VALUE(target.sizes() == input.sizes(), op, ": target size (", shape_str(target.sizes()),
                     ") must be the same as input size (", shape_str(input.sizes()), ")");
   check_floating(input, op);
@@ -196,7 +209,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
   OpCall call(opid::binary_cross_entropy_with_logits,
               {x, target.to(dt), binary_weight(weight, x, op, "weight"),
                binary_weight(pos_weight, x, op, "pos_weight")},
-              {red});
+              BinaryCrossEntropyWithLogitsArgs{.reduction = red}.attrs());
   return dispatch_one(call);
 }
 

@@ -1,5 +1,6 @@
 // dropout, embedding, one_hot: argument checks, then one dispatched op each
 // (kernels: lib/cpu/dropout.cpp, lib/cpu/embedding.cpp).
+#include "dispatch/args/nn.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn.h"
 #include "ember/ops/factories.h"
@@ -29,7 +30,7 @@ std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p, bool tr
   check_dropout_p(p);
   check_dropout_input(input);
   if (!train) return {input, ones(IntList(input.sizes().begin(), input.sizes().end()), kBool)};
-  OpCall call(opid::dropout, {input}, {Attr(p)});
+  OpCall call(opid::dropout, {input}, DropoutArgs{.p = p}.attrs());
   dispatch(call);
   return {call.outputs[0], call.outputs[1]};
 }
@@ -39,7 +40,7 @@ Tensor dropout(const Tensor& input, double p, bool training, bool inplace) {
   check_defined(input, "dropout", "input");
   if (!training || p == 0.0) return input;  // the very tensor, as PyTorch
   check_dropout_input(input);
-  OpCall call(opid::dropout, {input}, {Attr(p)});
+  OpCall call(opid::dropout, {input}, DropoutArgs{.p = p}.attrs());
   if (inplace) call.outputs.push_back(input);
   dispatch(call);
   return call.outputs[0];
@@ -59,7 +60,8 @@ Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_
                       *padding_idx, " must be within num_embeddings (", rows, ")");
     if (*padding_idx < 0) *padding_idx += rows;
   }
-  OpCall call(opid::embedding, {weight, input}, {Attr(padding_idx), Attr(scale_grad_by_freq)});
+  OpCall call(opid::embedding, {weight, input},
+              EmbeddingArgs{.padding_idx = padding_idx, .scale_grad_by_freq = scale_grad_by_freq}.attrs());
   return dispatch_one(call);
 }
 
@@ -70,7 +72,7 @@ Tensor one_hot(const Tensor& input, int64_t num_classes) {
               "int64 (LongTensor), got ", describe(input));
   EMBER_CHECK(num_classes >= -1, op, ": num_classes must be -1 (inferred) or non-negative, got ",
               num_classes);
-  OpCall call(opid::one_hot, {input}, {Attr(num_classes)});
+  OpCall call(opid::one_hot, {input}, OneHotArgs{.num_classes = num_classes}.attrs());
   return dispatch_one(call);
 }
 

@@ -1,5 +1,6 @@
 // batch_norm, layer_norm, group_norm: argument checks (with PyTorch's messages
 // and exception kinds), then one dispatched op each (kernels: lib/cpu/norm.cpp).
+#include "dispatch/args/nn.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn.h"
 #include "ember/ops/nn.h"
@@ -31,7 +32,7 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
     EMBER_CHECK(running_var.defined(), op, ": running_var must be defined in evaluation mode");
   }
   OpCall call(opid::batch_norm, {input, running_mean, running_var, weight, bias},
-              {Attr(training), Attr(momentum), Attr(eps)});
+              BatchNormArgs{.training = training, .momentum = momentum, .eps = eps}.attrs());
   dispatch(call);
   // Note [Versions]: the running stats were written in place.
   if (training) {
@@ -77,7 +78,8 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input,
                 shape_str(ns));
     check_param_dtype(*t, input, op, name);
   }
-  OpCall call(opid::layer_norm, {input, weight, bias}, {Attr(ns), Attr(eps)});
+  OpCall call(opid::layer_norm, {input, weight, bias},
+              LayerNormArgs{.normalized_shape = ns, .eps = eps}.attrs());
   dispatch(call);
   return {call.outputs[0], call.outputs[1], call.outputs[2]};
 }
@@ -108,7 +110,8 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& input, int64_
                 shape_str(t->sizes()), " and input of shape ", shape_str(input.sizes()));
     check_param_dtype(*t, input, op, name);
   }
-  OpCall call(opid::group_norm, {input, weight, bias}, {Attr(num_groups), Attr(eps)});
+  OpCall call(opid::group_norm, {input, weight, bias},
+              GroupNormArgs{.num_groups = num_groups, .eps = eps}.attrs());
   dispatch(call);
   return {call.outputs[0], call.outputs[1], call.outputs[2]};
 }

@@ -3,6 +3,7 @@
 // lib/cpu/pad.cpp, lib/cpu/interpolate.cpp).
 #include <cmath>
 
+#include "dispatch/args/nn.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn.h"
 #include "dispatch/op_ids/reduce.h"
@@ -74,7 +75,11 @@ Tensor pad(const Tensor& input, const IntList& pad, const std::string& mode,
                 ") gives dimension ", d, " of input ", shape_str(input.sizes()),
                 " the negative size ", out);
   }
-  OpCall call(opid::pad, {input}, {Attr(pad), Attr(mode), Attr(value.value_or(Scalar(0)))});
+  OpCall call(opid::pad, {input},
+              PadArgs{.pad = DimVector(pad.begin(), pad.end()),
+                      .mode = mode,
+                      .value = value.value_or(Scalar(0))}
+                  .attrs());
   return dispatch_one(call);
 }
 
@@ -124,12 +129,12 @@ Tensor interpolate(const Tensor& input, const std::optional<IntList>& size,
                     " and ", size ? "output size" : "scale_factor", " with ", given,
                     " values. Please provide input tensor in (N, C, d1, d2, ...,dK) format");
   DimVector out_sizes;
-  SmallVector<Attr, 4> scales;
+  SmallVector<std::optional<double>, 3> scales;
   for (int64_t d = 0; d < spatial; ++d) {
     const size_t i = given == 1 ? 0 : static_cast<size_t>(d);
     if (size) {
       out_sizes.push_back((*size)[i]);
-      scales.push_back(Attr());
+      scales.push_back(std::nullopt);
     } else {
       const double s = (*scale_factor)[i];
       const double out = std::floor(static_cast<double>(in_sizes[d]) * s);
@@ -137,17 +142,19 @@ Tensor interpolate(const Tensor& input, const std::optional<IntList>& size,
       EMBER_CHECK(std::abs(out) < 0x1p62, op, ": scale_factor ", s, " gives no valid output size "
                   "for the input size ", in_sizes[d]);
       out_sizes.push_back(static_cast<int64_t>(out));
-      scales.push_back(recompute_scale_factor.value_or(false) ? Attr() : Attr(s));
+      scales.push_back(recompute_scale_factor.value_or(false) ? std::nullopt : std::optional<double>(s));
     }
   }
   bool positive = true;
   for (int64_t d = 0; d < spatial; ++d) positive = positive && in_sizes[d] > 0 && out_sizes[d] > 0;
   EMBER_CHECK(positive, op, ": input and output sizes should be greater than 0, but got input ",
               shape_str(in_sizes), " and output ", shape_str(out_sizes));
-  SmallVector<Attr, 4> attrs{Attr(out_sizes), Attr(nearest ? "nearest" : "linear"),
-                             Attr(align_corners.value_or(false))};
-  for (Attr& a : scales) attrs.push_back(a);
-  OpCall call(opid::interpolate, SmallVector<Tensor, 4>{input}, std::move(attrs));
+  OpCall call(opid::interpolate, SmallVector<Tensor, 4>{input},
+              InterpolateArgs{.output_size = out_sizes,
+                              .mode = nearest ? "nearest" : "linear",
+                              .align_corners = align_corners.value_or(false),
+                              .scales = std::move(scales)}
+                  .attrs());
   return dispatch_one(call);
 }
 

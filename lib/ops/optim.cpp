@@ -1,5 +1,6 @@
 // The fused optimizer updates (include/ember/ops/optim.h): argument checks,
 // then one dispatched op each (kernels: lib/cpu/optim.cpp).
+#include "dispatch/args/optim.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/optim.h"
 #include "ember/ops/optim.h"
@@ -53,8 +54,10 @@ void sgd_step_(const Tensor& param, const Tensor& grad, const Tensor& momentum_b
   check_like_param(grad, param, op, "grad");
   check_optional(momentum_buffer, momentum != 0, param, op, "momentum_buffer", "when momentum != 0");
   OpCall call(opid::sgd_step, {param, grad, momentum != 0 ? momentum_buffer : Tensor()},
-              {Attr(lr), Attr(momentum), Attr(dampening), Attr(weight_decay), Attr(nesterov),
-               Attr(maximize), Attr(init_buffer)});
+              SgdStepArgs{.lr = lr, .momentum = momentum, .dampening = dampening,
+                          .weight_decay = weight_decay, .nesterov = nesterov, .maximize = maximize,
+                          .init_buffer = init_buffer}
+                  .attrs());
   run_in_place(call);
 }
 
@@ -70,8 +73,10 @@ void adam_step_(const Tensor& param, const Tensor& grad, const Tensor& exp_avg,
   check_optional(max_exp_avg_sq, false, param, op, "max_exp_avg_sq", "");
   check_step(step, op);
   OpCall call(opid::adam_step, {param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq},
-              {Attr(lr), Attr(beta1), Attr(beta2), Attr(eps), Attr(weight_decay), Attr(step),
-               Attr(maximize), Attr(decoupled_weight_decay)});
+              AdamStepArgs{.lr = lr, .beta1 = beta1, .beta2 = beta2, .eps = eps,
+                           .weight_decay = weight_decay, .step = step, .maximize = maximize,
+                           .decoupled_weight_decay = decoupled_weight_decay}
+                  .attrs());
   run_in_place(call);
 }
 
@@ -86,7 +91,9 @@ void rmsprop_step_(const Tensor& param, const Tensor& grad, const Tensor& square
   check_optional(grad_avg, false, param, op, "grad_avg", "");
   OpCall call(opid::rmsprop_step,
               {param, grad, square_avg, momentum > 0 ? momentum_buffer : Tensor(), grad_avg},
-              {Attr(lr), Attr(alpha), Attr(eps), Attr(weight_decay), Attr(momentum), Attr(maximize)});
+              RmspropStepArgs{.lr = lr, .alpha = alpha, .eps = eps, .weight_decay = weight_decay,
+                              .momentum = momentum, .maximize = maximize}
+                  .attrs());
   run_in_place(call);
 }
 
@@ -98,7 +105,9 @@ void adagrad_step_(const Tensor& param, const Tensor& grad, const Tensor& sum, d
   check_like_param(sum, param, op, "sum");
   check_step(step, op);
   OpCall call(opid::adagrad_step, {param, grad, sum},
-              {Attr(lr), Attr(lr_decay), Attr(weight_decay), Attr(eps), Attr(step), Attr(maximize)});
+              AdagradStepArgs{.lr = lr, .lr_decay = lr_decay, .weight_decay = weight_decay, .eps = eps,
+                              .step = step, .maximize = maximize}
+                  .attrs());
   run_in_place(call);
 }
 

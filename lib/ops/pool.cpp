@@ -3,6 +3,7 @@
 // unbatched [C, H, W] inputs, then dispatch.
 #include <algorithm>
 
+#include "dispatch/args/linalg.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/linalg.h"
 #include "ember/autograd.h"
@@ -49,8 +50,21 @@ Tensor max_pool2d(const Tensor& input, const IntList& kernel_size, const IntList
   // Its gradient needs the indices: computing them now costs the kernel next to
   // nothing (it tracks them anyway); the max_pool2d row would find them again.
   bool needs_indices = is_grad_enabled() && input.requires_grad();
-  OpCall call(needs_indices ? opid::max_pool2d_with_indices : opid::max_pool2d, {a.input},
-              {Attr(a.kernel), Attr(a.stride), Attr(a.padding), Attr(a.dilation), Attr(ceil_mode)});
+  OpCall call = needs_indices
+                    ? OpCall(opid::max_pool2d_with_indices, {a.input},
+                             MaxPool2dWithIndicesArgs{.kernel_size = a.kernel,
+                                                      .stride = a.stride,
+                                                      .padding = a.padding,
+                                                      .dilation = a.dilation,
+                                                      .ceil_mode = ceil_mode}
+                                 .attrs())
+                    : OpCall(opid::max_pool2d, {a.input},
+                             MaxPool2dArgs{.kernel_size = a.kernel,
+                                           .stride = a.stride,
+                                           .padding = a.padding,
+                                           .dilation = a.dilation,
+                                           .ceil_mode = ceil_mode}
+                                 .attrs());
   dispatch(call);
   return unbatch(call.outputs[0], a.batched);
 }
@@ -61,7 +75,12 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, const In
   PoolArgs a = pool_args("max_pool2d_with_indices", input, kernel_size, stride, padding, dilation,
                          ceil_mode);
   OpCall call(opid::max_pool2d_with_indices, {a.input},
-              {Attr(a.kernel), Attr(a.stride), Attr(a.padding), Attr(a.dilation), Attr(ceil_mode)});
+              MaxPool2dWithIndicesArgs{.kernel_size = a.kernel,
+                                       .stride = a.stride,
+                                       .padding = a.padding,
+                                       .dilation = a.dilation,
+                                       .ceil_mode = ceil_mode}
+                  .attrs());
   dispatch(call);
   return {unbatch(call.outputs[0], a.batched), unbatch(call.outputs[1], a.batched)};
 }
@@ -76,8 +95,13 @@ Tensor avg_pool2d(const Tensor& input, const IntList& kernel_size, const IntList
   PoolArgs a = pool_args("avg_pool2d", input, kernel_size, stride, padding, {1}, ceil_mode);
   EMBER_CHECK(!divisor_override || *divisor_override != 0, "avg_pool2d: divisor must be not zero");
   OpCall call(opid::avg_pool2d, {a.input},
-              {Attr(a.kernel), Attr(a.stride), Attr(a.padding), Attr(ceil_mode),
-               Attr(count_include_pad), Attr(divisor_override)});
+              AvgPool2dArgs{.kernel_size = a.kernel,
+                            .stride = a.stride,
+                            .padding = a.padding,
+                            .ceil_mode = ceil_mode,
+                            .count_include_pad = count_include_pad,
+                            .divisor_override = divisor_override}
+                  .attrs());
   return unbatch(dispatch_one(call), a.batched);
 }
 
@@ -102,7 +126,7 @@ Tensor adaptive_avg_pool2d(const Tensor& input,
     EMBER_CHECK(size[d] >= 0, op, ": elements of output_size must be greater than or equal to 0 but received ",
                 s ? *s : 0);
   }
-  OpCall call(opid::adaptive_avg_pool2d, {x}, {Attr(size)});
+  OpCall call(opid::adaptive_avg_pool2d, {x}, AdaptiveAvgPool2dArgs{.output_size = size}.attrs());
   return unbatch(dispatch_one(call), batched);
 }
 

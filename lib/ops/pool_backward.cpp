@@ -1,6 +1,7 @@
 // Backward primitives of the 2-d pools: argument checks, then one dispatched
 // op each (kernels: lib/cpu/pool_backward.cpp). Batched [N, C, ...] and
 // unbatched [C, ...] shapes are passed on as they are: the kernels see planes.
+#include "dispatch/args/nn_backward.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn_backward.h"
 #include "ember/ops/nn_backward.h"
@@ -43,7 +44,8 @@ Tensor max_pool2d_backward(const Tensor& grad_output, const Tensor& indices, con
   EMBER_CHECK(indices.dtype() == kInt64 && indices.sizes() == grad_output.sizes(), op,
               ": expected int64 indices of grad_output's shape ", shape_str(grad_output.sizes()),
               ", got ", describe(indices));
-  OpCall call(opid::max_pool2d_backward, {grad_output, indices}, {Attr(in)});
+  OpCall call(opid::max_pool2d_backward, {grad_output, indices},
+              MaxPool2dBackwardArgs{.input_size = in}.attrs());
   return dispatch_one(call);
 }
 
@@ -58,15 +60,22 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, const IntList& input_size,
   DimVector plane = pooled_plane(op, w, in[nd - 3], in[nd - 2], in[nd - 1], ceil_mode);
   check_plane(op, grad_output, plane[0], plane[1], in);
   OpCall call(opid::avg_pool2d_backward, {grad_output},
-              {Attr(in), Attr(w.kernel), Attr(w.stride), Attr(w.padding), Attr(ceil_mode),
-               Attr(count_include_pad), Attr(divisor_override)});
+              AvgPool2dBackwardArgs{.input_size = in,
+                                    .kernel_size = w.kernel,
+                                    .stride = w.stride,
+                                    .padding = w.padding,
+                                    .ceil_mode = ceil_mode,
+                                    .count_include_pad = count_include_pad,
+                                    .divisor_override = divisor_override}
+                  .attrs());
   return dispatch_one(call);
 }
 
 Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, const IntList& input_size) {
   const char* op = "adaptive_avg_pool2d_backward";
   DimVector in = check_pool_grad(op, grad_output, input_size);
-  OpCall call(opid::adaptive_avg_pool2d_backward, {grad_output}, {Attr(in)});
+  OpCall call(opid::adaptive_avg_pool2d_backward, {grad_output},
+              AdaptiveAvgPool2dBackwardArgs{.input_size = in}.attrs());
   return dispatch_one(call);
 }
 

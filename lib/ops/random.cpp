@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "dispatch/args/core.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/core.h"
 #include "dispatch/op_ids/reduce.h"
@@ -20,12 +21,18 @@ namespace ember {
 
 namespace {
 
-// Runs a random in-place op on self, drawing numel(self) counters from the generator.
-Tensor& run_random(OpId op, Tensor& self, SmallVector<Attr, 4> attrs, Generator* generator) {
+// Runs a random in-place op (Args' op) on self, drawing numel(self) counters from the
+// generator: the reserved stream travels as the call's seed and offset attrs
+// (ops/random_call.h), so the kernel needs no generator.
+template <typename Args>
+Tensor& run_random(Tensor& self, Args args, Generator* generator) {
+  const OpId op = Args::op;
   EMBER_CHECK(self.defined(), op_name(op), ": undefined tensor");
-  OpCall call(op, SmallVector<Tensor, 4>{self}, std::move(attrs));
   Generator& g = generator_or_default(generator, self.device(), op_name(op));
-  push_philox(call, g.reserve(static_cast<uint64_t>(self.numel())));
+  const PhiloxState stream = g.reserve(static_cast<uint64_t>(self.numel()));
+  args.seed = static_cast<int64_t>(stream.seed);
+  args.offset = static_cast<int64_t>(stream.offset);
+  OpCall call(op, SmallVector<Tensor, 4>{self}, args.attrs());
   call.outputs.push_back(self);
   dispatch(call);
   return self;
@@ -60,7 +67,7 @@ IntRange random_bounds(DType dt) {
 // Integers in [from, hi] with hi inclusive (so that [0, 2^63 - 1] has a span: 2^63).
 Tensor& random_inclusive(Tensor& self, int64_t from, int64_t hi, Generator* generator) {
   uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(from) + 1;  // 0: 2^64
-  return run_random(opid::random_, self, {Attr(from), Attr(static_cast<int64_t>(span))}, generator);
+  return run_random(self, RandomArgs{.low = from, .span = static_cast<int64_t>(span)}, generator);
 }
 
 // A floating factory's output, before a sampler fills it.
@@ -84,13 +91,13 @@ Tensor& uniform_(Tensor& self, double from, double to, Generator* generator) {
               " > to=", to);
   EMBER_CHECK(std::isfinite(to - from), "uniform_ expects to-from to be finite, but found to-from=",
               to - from);
-  return run_random(opid::uniform_, self, {Attr(from), Attr(to)}, generator);
+  return run_random(self, UniformArgs{.low = from, .high = to}, generator);
 }
 
 Tensor& normal_(Tensor& self, double mean, double std, Generator* generator) {
   check_floating(self, "normal_");
   EMBER_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
-  return run_random(opid::normal_, self, {Attr(mean), Attr(std)}, generator);
+  return run_random(self, NormalArgs{.mean = mean, .std = std}, generator);
 }
 
 Tensor& random_(Tensor& self, Generator* generator) {
@@ -117,7 +124,7 @@ Tensor& random_(Tensor& self, int64_t from, std::optional<int64_t> to, Generator
 
 Tensor& bernoulli_(Tensor& self, double p, Generator* generator) {
   EMBER_CHECK(p >= 0 && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
-  return run_random(opid::bernoulli_, self, {Attr(p)}, generator);
+  return run_random(self, BernoulliArgs{.p = p}, generator);
 }
 
 Tensor& bernoulli_(Tensor& self, const Tensor& p, Generator* generator) {
@@ -211,7 +218,7 @@ Tensor randint(int64_t high, const IntList& sizes, Generator* generator, TensorO
 Tensor randperm(int64_t n, Generator* generator, TensorOptions options) {
   EMBER_CHECK(n >= 0, "randperm: n must be non-negative, got ", n);
   Tensor out = empty(IntList{n}, options.dtype(options.dtype_or(kInt64)).requires_grad(false));
-  return run_random(opid::randperm, out, {}, generator);
+  return run_random(out, RandpermArgs{}, generator);
 }
 
 Tensor rand(const IntList& sizes, TensorOptions options) { return rand(sizes, nullptr, options); }

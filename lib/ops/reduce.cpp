@@ -2,6 +2,7 @@
 // PyTorch, then one dispatched call (rows in lib/dispatch/schema/reduce.toml).
 #include "ember/ops/reduce.h"
 
+#include "dispatch/args/reduce.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/reduce.h"
 #include "ops/reduce_args.h"
@@ -30,8 +31,8 @@ int64_t normalize_dim(const Tensor& self, int64_t dim, const char* op) {
   return wrap_dim(dim, self.dim(), op);
 }
 
-Tensor run(OpId op, const Tensor& self, std::initializer_list<Attr> attrs) {
-  OpCall call(op, {self}, attrs);
+Tensor run(OpId op, const Tensor& self, SmallVector<Attr, 4> attrs) {
+  OpCall call(op, {self}, std::move(attrs));
   return dispatch_one(call);
 }
 
@@ -68,17 +69,19 @@ void check_nonempty_dims(const Tensor& self, const DimVector& dims, bool dims_gi
                       " to have non-zero size.");
 }
 
-std::tuple<Tensor, Tensor> max_min_dim(OpId op, const Tensor& self, int64_t dim, bool keepdim,
-                                       const char* name) {
+// Args: MaxDimArgs or MinDimArgs.
+template <typename Args>
+std::tuple<Tensor, Tensor> max_min_dim(const Tensor& self, int64_t dim, bool keepdim, const char* name) {
   int64_t d = normalize_dim(self, dim, name);
   if (self.dim() > 0) check_nonempty_dims(self, {d}, true, name);
-  OpCall call(op, {self}, {Attr(d), Attr(keepdim)});
+  OpCall call(Args::op, {self}, Args{.dim = d, .keepdim = keepdim}.attrs());
   dispatch(call);
   return {call.outputs[0], call.outputs[1]};
 }
 
-Tensor arg_max_min(OpId op, const Tensor& self, std::optional<int64_t> dim, bool keepdim,
-                   const char* name) {
+// Args: ArgmaxArgs or ArgminArgs.
+template <typename Args>
+Tensor arg_max_min(const Tensor& self, std::optional<int64_t> dim, bool keepdim, const char* name) {
   EMBER_CHECK(self.defined(), name, ": undefined tensor");
   EMBER_CHECK_AS(NotImplementedError, self.dtype() != kBool, name, "(): does not support bool input");
   if (dim) {
@@ -88,7 +91,7 @@ Tensor arg_max_min(OpId op, const Tensor& self, std::optional<int64_t> dim, bool
     EMBER_CHECK_INDEX(self.numel() != 0, name,
                       "(): Expected reduction dim to be specified for input.numel() == 0.");
   }
-  return run(op, self, {Attr(dim), Attr(keepdim)});
+  return run(Args::op, self, Args{.dim = dim, .keepdim = keepdim}.attrs());
 }
 
 }  // namespace
@@ -96,52 +99,57 @@ Tensor arg_max_min(OpId op, const Tensor& self, std::optional<int64_t> dim, bool
 Tensor sum(const Tensor& self, std::optional<DType> dtype) { return sum(self, IntList{}, false, dtype); }
 Tensor sum(const Tensor& self, const IntList& dim, bool keepdim, std::optional<DType> dtype) {
   DimVector dims = normalize_dims(self, dim, "sum");
-  return run(opid::sum, self, {Attr(dims), Attr(keepdim), Attr(sum_dtype(self, dtype))});
+  return run(opid::sum, self,
+             SumArgs{.dim = dims, .keepdim = keepdim, .dtype = sum_dtype(self, dtype)}.attrs());
 }
 
 Tensor mean(const Tensor& self, std::optional<DType> dtype) { return mean(self, IntList{}, false, dtype); }
 Tensor mean(const Tensor& self, const IntList& dim, bool keepdim, std::optional<DType> dtype) {
   DimVector dims = normalize_dims(self, dim, "mean");
-  return run(opid::mean, self, {Attr(dims), Attr(keepdim), Attr(mean_dtype(self, dtype))});
+  return run(opid::mean, self,
+             MeanArgs{.dim = dims, .keepdim = keepdim, .dtype = mean_dtype(self, dtype)}.attrs());
 }
 
 Tensor prod(const Tensor& self, std::optional<DType> dtype) { return prod(self, IntList{}, false, dtype); }
 Tensor prod(const Tensor& self, const IntList& dim, bool keepdim, std::optional<DType> dtype) {
   DimVector dims = normalize_dims(self, dim, "prod");
-  return run(opid::prod, self, {Attr(dims), Attr(keepdim), Attr(sum_dtype(self, dtype))});
+  return run(opid::prod, self,
+             ProdArgs{.dim = dims, .keepdim = keepdim, .dtype = sum_dtype(self, dtype)}.attrs());
 }
 
 namespace {
-Tensor amax_amin(OpId op, const Tensor& self, const IntList& dim, bool keepdim, const char* name) {
+// Args: AmaxArgs or AminArgs.
+template <typename Args>
+Tensor amax_amin(const Tensor& self, const IntList& dim, bool keepdim, const char* name) {
   DimVector dims = normalize_dims(self, dim, name);
   check_nonempty_dims(self, dims, !dim.empty(), name);
-  return run(op, self, {Attr(dims), Attr(keepdim)});
+  return run(Args::op, self, Args{.dim = dims, .keepdim = keepdim}.attrs());
 }
 }  // namespace
 
 Tensor amax(const Tensor& self, const IntList& dim, bool keepdim) {
-  return amax_amin(opid::amax, self, dim, keepdim, "amax");
+  return amax_amin<AmaxArgs>(self, dim, keepdim, "amax");
 }
 Tensor amin(const Tensor& self, const IntList& dim, bool keepdim) {
-  return amax_amin(opid::amin, self, dim, keepdim, "amin");
+  return amax_amin<AminArgs>(self, dim, keepdim, "amin");
 }
 
 // max(x) is amax over every dim, with max's own message for an empty input.
 Tensor max(const Tensor& self) {
   DimVector dims = normalize_dims(self, {}, "max");
   check_nonempty_dims(self, dims, false, "max");
-  return run(opid::amax, self, {Attr(dims), Attr(false)});
+  return run(opid::amax, self, AmaxArgs{.dim = dims, .keepdim = false}.attrs());
 }
 Tensor min(const Tensor& self) {
   DimVector dims = normalize_dims(self, {}, "min");
   check_nonempty_dims(self, dims, false, "min");
-  return run(opid::amin, self, {Attr(dims), Attr(false)});
+  return run(opid::amin, self, AminArgs{.dim = dims, .keepdim = false}.attrs());
 }
 std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim) {
-  return max_min_dim(opid::max_dim, self, dim, keepdim, "max");
+  return max_min_dim<MaxDimArgs>(self, dim, keepdim, "max");
 }
 std::tuple<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim) {
-  return max_min_dim(opid::min_dim, self, dim, keepdim, "min");
+  return max_min_dim<MinDimArgs>(self, dim, keepdim, "min");
 }
 
 std::tuple<Tensor, Tensor> aminmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
@@ -151,37 +159,39 @@ std::tuple<Tensor, Tensor> aminmax(const Tensor& self, std::optional<int64_t> di
   EMBER_CHECK(dim || self.numel() != 0, "aminmax(): cannot compute aminmax over an empty dimension "
               "as the operation has no identity.");
   check_nonempty_dims(self, nd, true, "aminmax");
-  OpCall call(opid::aminmax, {self}, {Attr(nd), Attr(keepdim)});
+  OpCall call(opid::aminmax, {self}, AminmaxArgs{.dim = nd, .keepdim = keepdim}.attrs());
   dispatch(call);
   return {call.outputs[0], call.outputs[1]};
 }
 
 Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
-  return arg_max_min(opid::argmax, self, dim, keepdim, "argmax");
+  return arg_max_min<ArgmaxArgs>(self, dim, keepdim, "argmax");
 }
 Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
-  return arg_max_min(opid::argmin, self, dim, keepdim, "argmin");
+  return arg_max_min<ArgminArgs>(self, dim, keepdim, "argmin");
 }
 
 namespace {
-Tensor any_all(OpId op, const Tensor& self, const IntList& dim, bool keepdim, const char* name) {
+// Args: AnyArgs or AllArgs.
+template <typename Args>
+Tensor any_all(const Tensor& self, const IntList& dim, bool keepdim, const char* name) {
   DimVector dims = normalize_dims(self, dim, name);
-  return run(op, self, {Attr(dims), Attr(keepdim)});
+  return run(Args::op, self, Args{.dim = dims, .keepdim = keepdim}.attrs());
 }
 }  // namespace
 
-Tensor any(const Tensor& self) { return any_all(opid::any, self, {}, false, "any"); }
+Tensor any(const Tensor& self) { return any_all<AnyArgs>(self, {}, false, "any"); }
 Tensor any(const Tensor& self, const IntList& dim, bool keepdim) {
-  return any_all(opid::any, self, dim, keepdim, "any");
+  return any_all<AnyArgs>(self, dim, keepdim, "any");
 }
-Tensor all(const Tensor& self) { return any_all(opid::all, self, {}, false, "all"); }
+Tensor all(const Tensor& self) { return any_all<AllArgs>(self, {}, false, "all"); }
 Tensor all(const Tensor& self, const IntList& dim, bool keepdim) {
-  return any_all(opid::all, self, dim, keepdim, "all");
+  return any_all<AllArgs>(self, dim, keepdim, "all");
 }
 
 Tensor count_nonzero(const Tensor& self, const IntList& dim) {
   DimVector dims = normalize_dims(self, dim, "count_nonzero");
-  return run(opid::count_nonzero, self, {Attr(dims)});
+  return run(opid::count_nonzero, self, CountNonzeroArgs{.dim = dims}.attrs());
 }
 
 }  // namespace ember

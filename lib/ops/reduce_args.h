@@ -13,7 +13,7 @@ DimVector normalize_dims(const Tensor& self, const IntList& dims, const char* op
 int64_t normalize_dim(const Tensor& self, int64_t dim, const char* op);
 
 // Dispatches op on self with attrs and returns its (first) output.
-Tensor run(OpId op, const Tensor& self, std::initializer_list<Attr> attrs);
+Tensor run(OpId op, const Tensor& self, SmallVector<Attr, 4> attrs);
 
 // The shape of a reduction's result: reduced dims removed, or kept with size 1.
 inline DimVector reduced_shape(const DimVector& sizes, const DimVector& dims, bool keepdim) {

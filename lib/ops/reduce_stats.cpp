@@ -2,6 +2,7 @@
 // norm and logsumexp.
 #include <cmath>
 
+#include "dispatch/args/reduce.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/reduce.h"
 #include "ember/ops/reduce.h"
@@ -15,13 +16,15 @@ namespace {
 using reduce::normalize_dims;
 
 // The checked call of var, std, var_mean or std_mean (one or two outputs).
-OpCall moments_call(OpId op, const Tensor& self, const IntList& dim, double correction, bool keepdim,
+// Args: VarArgs, StdArgs, VarMeanArgs or StdMeanArgs.
+template <typename Args>
+OpCall moments_call(const Tensor& self, const IntList& dim, double correction, bool keepdim,
                     const char* name) {
   DimVector dims = normalize_dims(self, dim, name);
   EMBER_CHECK_AS(NotImplementedError, is_floating(self.dtype()), name,
                  "(): std and var only support floating point and complex dtypes, got ",
                  dtype_name(self.dtype()));
-  OpCall call(op, {self}, {Attr(dims), Attr(correction), Attr(keepdim)});
+  OpCall call(Args::op, {self}, Args{.dim = dims, .correction = correction, .keepdim = keepdim}.attrs());
   dispatch(call);
   return call;
 }
@@ -29,19 +32,19 @@ OpCall moments_call(OpId op, const Tensor& self, const IntList& dim, double corr
 }  // namespace
 
 Tensor var(const Tensor& self, const IntList& dim, double correction, bool keepdim) {
-  return moments_call(opid::var, self, dim, correction, keepdim, "var").outputs[0];
+  return moments_call<VarArgs>(self, dim, correction, keepdim, "var").outputs[0];
 }
 Tensor std(const Tensor& self, const IntList& dim, double correction, bool keepdim) {
-  return moments_call(opid::std, self, dim, correction, keepdim, "std").outputs[0];
+  return moments_call<StdArgs>(self, dim, correction, keepdim, "std").outputs[0];
 }
 std::tuple<Tensor, Tensor> var_mean(const Tensor& self, const IntList& dim, double correction,
                                     bool keepdim) {
-  OpCall call = moments_call(opid::var_mean, self, dim, correction, keepdim, "var_mean");
+  OpCall call = moments_call<VarMeanArgs>(self, dim, correction, keepdim, "var_mean");
   return {call.outputs[0], call.outputs[1]};
 }
 std::tuple<Tensor, Tensor> std_mean(const Tensor& self, const IntList& dim, double correction,
                                     bool keepdim) {
-  OpCall call = moments_call(opid::std_mean, self, dim, correction, keepdim, "std_mean");
+  OpCall call = moments_call<StdMeanArgs>(self, dim, correction, keepdim, "std_mean");
   return {call.outputs[0], call.outputs[1]};
 }
 
@@ -64,7 +67,9 @@ Tensor norm(const Tensor& self, double p, const IntList& dim, bool keepdim, std:
       EMBER_CHECK(self.size(d) != 0, "norm: cannot compute the ", which, " norm on the dimension ", d,
                   " because this dimension is empty and the operation does not have an identity");
   }
-  return reduce::run(opid::norm, self, {Attr(p), Attr(dims), Attr(keepdim), Attr(dtype.value_or(self.dtype()))});
+  return reduce::run(opid::norm, self,
+                     NormArgs{.p = p, .dim = dims, .keepdim = keepdim, .dtype = dtype.value_or(self.dtype())}
+                         .attrs());
 }
 
 Tensor norm(const Tensor& self, const std::string& p, const IntList& dim, bool keepdim,
@@ -80,7 +85,7 @@ Tensor logsumexp(const Tensor& self, const IntList& dim, bool keepdim) {
   DimVector dims = normalize_dims(self, dim, "logsumexp");
   // Integers and bool compute in the default float dtype, as in PyTorch.
   Tensor x = is_floating(self.dtype()) ? self : to(self, std::nullopt, default_dtype());
-  return reduce::run(opid::logsumexp, x, {Attr(dims), Attr(keepdim)});
+  return reduce::run(opid::logsumexp, x, LogsumexpArgs{.dim = dims, .keepdim = keepdim}.attrs());
 }
 
 }  // namespace ember

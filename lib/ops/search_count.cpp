@@ -2,6 +2,7 @@
 // search per value, lib/kernels/binary_search.h), histc and bincount (composites).
 #include <cmath>
 
+#include "dispatch/args/shape_index.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/reduce.h"
 #include "dispatch/op_ids/shape_index.h"
@@ -40,7 +41,7 @@ Tensor search(const Tensor& seq, const Tensor& values, bool right, bool out_int3
   const DType common = result_type({&seq, &values});
   OpCall call(opid::searchsorted,
               {seq.to(common).contiguous(), values.to(common).contiguous()},
-              {Attr(right), Attr(out_int32)});
+              SearchsortedArgs{.right = right, .out_int32 = out_int32}.attrs());
   return dispatch_one(call);
 }
 

@@ -1,6 +1,7 @@
 // Joining and splitting: cat (an op) and the composites stack, hstack, vstack,
 // split, chunk, tensor_split (views made with narrow/slice).
 #include "autograd/view_tracking.h"
+#include "dispatch/args/shape_index.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/reduce.h"
 #include "dispatch/op_ids/shape_index.h"
@@ -49,7 +50,7 @@ Tensor cat(const TensorList& tensors, int64_t dim) {
                   shape_str(ref->sizes()), " and ", shape_str(t.sizes()), ")");
     inputs.push_back(t);
   }
-  OpCall call(opid::cat, std::move(inputs), {Attr(d), Attr(dtype)});
+  OpCall call(opid::cat, std::move(inputs), CatArgs{.dim = d, .dtype = dtype}.attrs());
   return dispatch_one(call);
 }
 

@@ -2,6 +2,7 @@
 // tile, fliplr, flipud, roll, diag, diagonal.
 #include <algorithm>
 
+#include "dispatch/args/shape_index.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/reduce.h"
 #include "dispatch/op_ids/shape_index.h"
@@ -46,7 +47,7 @@ Tensor flip(const Tensor& self, const IntList& dims) {
     wrapped.push_back(w);
   }
   if (self.dim() == 0) wrapped.clear();
-  OpCall call(opid::flip, {self}, {Attr(wrapped)});
+  OpCall call(opid::flip, {self}, FlipArgs{.dims = wrapped}.attrs());
   return dispatch_one(call);
 }
 
@@ -84,16 +85,18 @@ Tensor roll(const Tensor& self, const IntList& shifts, const IntList& dims) {
 }
 
 namespace {
-Tensor triangle(OpId op, const Tensor& self, int64_t diagonal, const char* name) {
+// Args: TrilArgs or TriuArgs.
+template <typename Args>
+Tensor triangle(const Tensor& self, int64_t diagonal, const char* name) {
   EMBER_CHECK(self.dim() >= 2, name, ": input tensor must have at least 2 dimensions, got ",
               describe(self));
-  OpCall call(op, {self}, {Attr(diagonal)});
+  OpCall call(Args::op, {self}, Args{.diagonal = diagonal}.attrs());
   return dispatch_one(call);
 }
 }  // namespace
 
-Tensor tril(const Tensor& self, int64_t diagonal) { return triangle(opid::tril, self, diagonal, "tril"); }
-Tensor triu(const Tensor& self, int64_t diagonal) { return triangle(opid::triu, self, diagonal, "triu"); }
+Tensor tril(const Tensor& self, int64_t diagonal) { return triangle<TrilArgs>(self, diagonal, "tril"); }
+Tensor triu(const Tensor& self, int64_t diagonal) { return triangle<TriuArgs>(self, diagonal, "triu"); }
 
 Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
   const int64_t nd = self.dim();

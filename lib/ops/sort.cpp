@@ -1,5 +1,6 @@
 // Sorting: sort, topk, unique (ops) and argsort (a composite).
 // Note [NaN order] (lib/cpu/sort.cpp): NaN compares larger than every number.
+#include "dispatch/args/shape_index.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/shape_index.h"
 #include "ember/ops/factories.h"
@@ -11,7 +12,7 @@ namespace ember {
 // Ties keep their order whatever `stable` says (the kernel breaks ties by index).
 std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending, bool stable) {
   const int64_t d = wrap_dim(dim, self.dim(), "sort");
-  OpCall call(opid::sort, {self}, {Attr(d), Attr(descending), Attr(stable)});
+  OpCall call(opid::sort, {self}, SortArgs{.dim = d, .descending = descending, .stable = stable}.attrs());
   dispatch(call);
   return {call.outputs[0], call.outputs[1]};
 }
@@ -26,7 +27,8 @@ std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool
   const int64_t size = self.dim() ? self.sizes()[d] : 1;
   EMBER_CHECK(k >= 0 && k <= size, "topk: selected index k out of range (k = ", k,
               ", the size of dimension ", d, " is ", size, ")");
-  OpCall call(opid::topk, {self}, {Attr(k), Attr(d), Attr(largest), Attr(sorted)});
+  OpCall call(opid::topk, {self},
+              TopkArgs{.k = k, .dim = d, .largest = largest, .sorted = sorted}.attrs());
   dispatch(call);
   return {call.outputs[0], call.outputs[1]};
 }
@@ -34,7 +36,7 @@ std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool
 std::tuple<Tensor, Tensor, Tensor> unique(const Tensor& self, bool sorted, bool return_inverse,
                                           bool return_counts, std::optional<int64_t> dim) {
   (void)sorted;  // values always come out sorted
-  Attr dim_attr;
+  std::optional<int64_t> wrapped;  // dim, wrapped (None when not given)
   if (dim) {
     EMBER_CHECK_INDEX(self.dim() > 0, "unique: dim specified as ", *dim,
                       " but tensor has no dimensions");
@@ -43,9 +45,9 @@ std::tuple<Tensor, Tensor, Tensor> unique(const Tensor& self, bool sorted, bool 
       EMBER_CHECK(k == d || self.sizes()[k] > 0 || self.sizes()[d] == 0, "unique: there are 0 "
                   "sized dimensions, and they aren't selected, so unique cannot be applied (",
                   describe(self), ", dim ", d, ")");
-    dim_attr = Attr(d);
+    wrapped = d;
   }
-  OpCall call(opid::unique, {self}, {dim_attr});
+  OpCall call(opid::unique, {self}, UniqueArgs{.dim = wrapped}.attrs());
   dispatch(call);
   Tensor none = empty(IntList{0}, TensorOptions(kInt64).device(self.device()));
   return {call.outputs[0], return_inverse ? call.outputs[1] : none,

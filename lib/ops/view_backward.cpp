@@ -14,12 +14,15 @@ namespace ember {
 Tensor slice_backward(const Tensor& grad, const DimVector& input_sizes, int64_t dim, int64_t start,
                       int64_t end, int64_t step) {
   OpCall call(opid::slice_backward, {grad},
-              {Attr(input_sizes), Attr(dim), Attr(start), Attr(end), Attr(step)});
+              SliceBackwardArgs{.input_sizes = input_sizes, .dim = dim, .start = start, .end = end,
+                                .step = step}
+                  .attrs());
   return dispatch_one(call);
 }
 
 Tensor select_backward(const Tensor& grad, const DimVector& input_sizes, int64_t dim, int64_t index) {
-  OpCall call(opid::select_backward, {grad}, {Attr(input_sizes), Attr(dim), Attr(index)});
+  OpCall call(opid::select_backward, {grad},
+              SelectBackwardArgs{.input_sizes = input_sizes, .dim = dim, .index = index}.attrs());
   return dispatch_one(call);
 }
 

@@ -95,14 +95,14 @@ Tensor view(const Tensor& self, const IntList& shape) {
               "size ", shape_str(self.sizes()), " and stride ", shape_str(self.strides()),
               " (at least one dimension spans across two contiguous subspaces). "
               "Use .reshape(...) instead.");
-  return run_view(opid::view, self, {Attr(sizes)});
+  return run_view(opid::view, self, ViewArgs{.size = sizes}.attrs());
 }
 
 Tensor reshape(const Tensor& self, const IntList& shape) {
   DimVector sizes = infer_size(shape, self.numel(), "reshape");
   if (view_strides(self.sizes(), self.strides(), sizes))
-    return run_view(opid::view, self, {Attr(sizes)});
-  return run_view(opid::view, contiguous(self), {Attr(sizes)});
+    return run_view(opid::view, self, ViewArgs{.size = sizes}.attrs());
+  return run_view(opid::view, contiguous(self), ViewArgs{.size = sizes}.attrs());
 }
 
 Tensor transpose(const Tensor& self, int64_t d0, int64_t d1) {
@@ -110,7 +110,7 @@ Tensor transpose(const Tensor& self, int64_t d0, int64_t d1) {
   d0 = wrap_dim(d0, n, "transpose");
   d1 = wrap_dim(d1, n, "transpose");
   if (n == 0) return alias(self);
-  return run_view(opid::transpose, self, {Attr(d0), Attr(d1)});
+  return run_view(opid::transpose, self, TransposeArgs{.dim0 = d0, .dim1 = d1}.attrs());
 }
 
 Tensor permute(const Tensor& self, const IntList& dims) {
@@ -124,7 +124,7 @@ Tensor permute(const Tensor& self, const IntList& dims) {
     EMBER_CHECK(n == 0 || !seen[wrapped[i]], "permute: dim ", dims[i], " appears more than once");
     if (n) seen[wrapped[i]] = true;
   }
-  return run_view(opid::permute, self, {Attr(wrapped)});
+  return run_view(opid::permute, self, PermuteArgs{.dims = wrapped}.attrs());
 }
 
 Tensor t(const Tensor& self) {
@@ -153,26 +153,26 @@ Tensor expand(const Tensor& self, const IntList& shape) {
                 ". Tensor sizes: ", shape_str(self.sizes()));
     sizes[i] = want;
   }
-  return run_view(opid::expand, self, {Attr(sizes)});
+  return run_view(opid::expand, self, ExpandArgs{.size = sizes}.attrs());
 }
 
 Tensor squeeze(const Tensor& self) {
   DimVector dims;
   for (int64_t d = 0; d < self.dim(); ++d)
     if (self.sizes()[d] == 1) dims.push_back(d);
-  return run_view(opid::squeeze, self, {Attr(dims)});
+  return run_view(opid::squeeze, self, SqueezeArgs{.dim = dims}.attrs());
 }
 
 Tensor squeeze(const Tensor& self, int64_t dim) {
   int64_t d = wrap_dim(dim, self.dim(), "squeeze");
   DimVector dims;
   if (self.dim() > 0 && self.sizes()[d] == 1) dims.push_back(d);
-  return run_view(opid::squeeze, self, {Attr(dims)});
+  return run_view(opid::squeeze, self, SqueezeArgs{.dim = dims}.attrs());
 }
 
 Tensor unsqueeze(const Tensor& self, int64_t dim) {
   int64_t d = wrap_dim(dim, self.dim() + 1, "unsqueeze");
-  return run_view(opid::unsqueeze, self, {Attr(d)});
+  return run_view(opid::unsqueeze, self, UnsqueezeArgs{.dim = d}.attrs());
 }
 
 Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
@@ -214,7 +214,7 @@ Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start,
   int64_t s = start ? clamp(*start) : 0;
   int64_t e = end ? clamp(*end) : size;
   if (e < s) e = s;
-  return run_view(opid::slice, self, {Attr(d), Attr(s), Attr(e), Attr(step)});
+  return run_view(opid::slice, self, SliceArgs{.dim = d, .start = s, .end = e, .step = step}.attrs());
 }
 
 Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
@@ -226,7 +226,8 @@ Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
                     ") out of range for dimension ", d, " of size ", size);
   EMBER_CHECK(length >= 0 && start + length <= size, "narrow: start (", start, ") + length (",
               length, ") exceeds dimension size (", size, ")");
-  return run_view(opid::slice, self, {Attr(d), Attr(start), Attr(start + length), Attr(int64_t(1))});
+  return run_view(opid::slice, self,
+                  SliceArgs{.dim = d, .start = start, .end = start + length, .step = 1}.attrs());
 }
 
 Tensor select(const Tensor& self, int64_t dim, int64_t index) {
@@ -236,7 +237,7 @@ Tensor select(const Tensor& self, int64_t dim, int64_t index) {
   EMBER_CHECK_INDEX(index >= -size && index < size, "index ", index,
                     " is out of bounds for dimension ", d, " with size ", size);
   if (index < 0) index += size;
-  return run_view(opid::select, self, {Attr(d), Attr(index)});
+  return run_view(opid::select, self, SelectArgs{.dim = d, .index = index}.attrs());
 }
 
 namespace {
@@ -296,8 +297,10 @@ Tensor as_strided(const Tensor& self, const IntList& sizes, const IntList& strid
               shape_str(DimVector(strides.begin(), strides.end())), " and storage offset ", offset,
               " reach element ", max_index, " of a storage of only ", storage_elems, " elements");
   return run_view(opid::as_strided, self,
-                  {Attr(DimVector(sizes.begin(), sizes.end())),
-                   Attr(DimVector(strides.begin(), strides.end())), Attr(offset)});
+                  AsStridedArgs{.size = DimVector(sizes.begin(), sizes.end()),
+                                .stride = DimVector(strides.begin(), strides.end()),
+                                .storage_offset = offset}
+                      .attrs());
 }
 
 Tensor movedim(const Tensor& self, int64_t src, int64_t dst) {

@@ -69,3 +69,25 @@ def test_no_positional_attribute_reads():
     # The allowed reader still exists and still reads by position (else drop it here).
     for rel in POSITIONAL_READ_ALLOWED:
         assert POSITIONAL_READ.search((LIB / rel).read_text()), rel
+
+
+# Writing them by position (`{Attr(dims), Attr(keepdim)}`) likewise: op functions
+# build a call's attributes with designated initializers,
+# `SumArgs{.dim = dims, .keepdim = keepdim, .dtype = dt}.attrs()`, which the compiler
+# checks against the row's names and order. The model-file reader turns stored
+# values back into attrs generically.
+POSITIONAL_WRITE = re.compile(r"\bAttr\(")
+POSITIONAL_WRITE_ALLOWED = {"dispatch/op_call.h", "jit/graph_json.cpp"}
+
+
+def test_no_positional_attribute_writes():
+    bad = []
+    for path in sorted(LIB.rglob("*")):
+        rel = path.relative_to(LIB).as_posix()
+        if path.suffix in SOURCES and rel not in POSITIONAL_WRITE_ALLOWED:
+            for i, line in enumerate(path.read_text().splitlines(), 1):
+                if POSITIONAL_WRITE.search(line):
+                    bad.append(f"lib/{rel}:{i}: {line.strip()}")
+    assert not bad, "write attributes through the op's Args struct:\n" + "\n".join(bad)
+    for rel in POSITIONAL_WRITE_ALLOWED:
+        assert POSITIONAL_WRITE.search((LIB / rel).read_text()), rel

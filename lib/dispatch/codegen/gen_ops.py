@@ -179,15 +179,14 @@ def emit_args(group: str, rows: list[sch.OpRow]) -> str:
             reads.append(f"    a.{a.name} = {read};\n")
         out.append(f"  template <typename Call>\n  static {name} from(const Call& c) {{\n    {name} a;\n" + "".join(reads)
                    + "    return a;\n  }\n")
-        members = ", ".join(f"Attr({a.name})" for a in r.attrs if not a.is_attr_tail)
-        tail = [a for a in r.attrs if a.is_attr_tail]
-        if tail:
-            out.append(f"  SmallVector<Attr, 4> attrs() const {{\n"
-                       f"    SmallVector<Attr, 4> out{{{members}}};\n"
-                       f"    for (const auto& v : {tail[0].name}) out.push_back(Attr(v));\n"
-                       f"    return out;\n  }}\n}};\n")
-        else:
-            out.append(f"  SmallVector<Attr, 4> attrs() const {{ return {{{members}}}; }}\n}};\n")
+        # Appended one by one rather than from a braced list of temporaries: GCC's
+        # -Wmaybe-uninitialized misreads the list's optional members at -O3.
+        pushes = "".join(f"    out.emplace_back({a.name});\n" for a in r.attrs if not a.is_attr_tail)
+        for a in r.attrs:
+            if a.is_attr_tail:
+                pushes += f"    for (const auto& v : {a.name}) out.emplace_back(v);\n"
+        out.append(f"  SmallVector<Attr, 4> attrs() const {{\n    SmallVector<Attr, 4> out;\n{pushes}"
+                   f"    return out;\n  }}\n}};\n")
     out.append("\n}  // namespace ember\n")
     return "".join(out)
 
