@@ -295,8 +295,11 @@ def _invoke_arg(a: sch.Arg, i: int) -> str:
 
 
 def emit_invoker(r: sch.OpRow) -> str:
-    if any(a.is_list or a.is_attr_tail for a in r.args) or len(r.returns) != 1:
-        raise ValueError(f"{r.name}: a generated invoker needs one output and no lists "
+    if any(a.is_list or a.is_attr_tail for a in r.args):
+        raise ValueError(f"{r.name}: a generated invoker takes no tensor lists "
+                         "(write it by hand: invoker = \"manual\")")
+    if len(r.returns) > 1 and ("inplace" in r.tags or "inplace" in r.variants):
+        raise ValueError(f"{r.name}: a generated invoker of several outputs has no in-place form "
                          "(write it by hand: invoker = \"manual\")")
     # The arguments in signature order, each read from its position among the node's
     # inputs or attrs; the in-place form passes the written tensor as `self`.
@@ -323,7 +326,10 @@ def emit_invoker(r: sch.OpRow) -> str:
                   "  Tensor self = inplace_self(a);",
                   f"  return {{ember::{r.name}_({', '.join(inplace_args)})}};"]
     else:
-        lines += ["  check_out_of_place(a);", f"  return {{ember::{r.name}({', '.join(call_args)})}};"]
+        # Several outputs come back as a tuple (max_dim: values, indices).
+        fn = f"ember::{r.function or r.name}({', '.join(call_args)})"
+        result = f"as_outputs({fn})" if len(r.returns) > 1 else f"{{{fn}}}"
+        lines += ["  check_out_of_place(a);", f"  return {result};"]
     lines.append("});")
     return "\n".join(lines) + "\n"
 

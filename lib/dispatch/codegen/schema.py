@@ -31,7 +31,7 @@ DERIVATIVES = {"formula", "view", "non_differentiable", "none"}
 AUTOCAST = {"lower_precision", "fp32", "promote"}
 INVOKERS = {"generated", "manual", "none"}
 FIELDS = {"func", "doc", "derivative", "grad", "invoker", "variants", "tags", "onnx", "autocast",
-          "shape", "kernel", "aliases"}
+          "shape", "kernel", "aliases", "function"}
 # A generated ("structured") op: kernel = {kind = ..., formula = ...} makes the
 # generator write its declaration, Tensor methods, op function, CPU and CUDA kernels
 # and Python bindings from the row; the formula (a function of opmath values,
@@ -134,6 +134,9 @@ class OpRow:
     kernel: dict | None = None
     # Other names of the same op (numpy's arccos for acos): functions and methods.
     aliases: list = field(default_factory=list)
+    # The public function that reaches the row, when its name differs from the row's
+    # (max_dim is ember::max(self, dim, keepdim)): what a generated invoker calls.
+    function: str | None = None
 
     @property
     def inputs(self) -> list[Arg]:
@@ -311,11 +314,20 @@ def _row(entry: dict, group: str, index: int) -> OpRow:
     aliases = entry.get("aliases", [])
     if aliases and kernel is None:
         raise SchemaError(f"{where}: aliases are generated for structured rows (kernel = ...) only")
+    function = entry.get("function")
+    if function is not None and (not re.fullmatch(r"[a-z_][a-z0-9_]*", function) or function == name):
+        raise SchemaError(f"{where}: function must be another public name (a C++ identifier), "
+                          f"not {function!r}")
+    if function is not None and ("inplace" in variants or "inplace" in tags):
+        raise SchemaError(f"{where}: function is for out-of-place rows (an in-place node runs name_)")
+    if function is not None and entry["invoker"] != "generated":
+        raise SchemaError(f"{where}: function names what a generated invoker calls; "
+                          "this row's invoker is not generated")
     return OpRow(name=name, group=group, func=entry["func"].strip(), args=args, returns=returns,
                  doc=entry["doc"].strip(), derivative=entry["derivative"], variants=list(variants),
                  tags=list(tags), onnx=entry.get("onnx"), autocast=entry.get("autocast"),
                  shape=entry.get("shape"), grad=dict(grad), invoker=entry["invoker"],
-                 kernel=dict(kernel) if kernel else None, aliases=list(aliases))
+                 kernel=dict(kernel) if kernel else None, aliases=list(aliases), function=function)
 
 
 def load(schema_dir: Path = SCHEMA_DIR) -> list[OpRow]:
