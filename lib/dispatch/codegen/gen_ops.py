@@ -320,7 +320,7 @@ def emit_invoker(r: sch.OpRow) -> str:
         # The op always writes into its first input (scatter_, masked_fill_): the node
         # must be the x.op_() form, run as ember::op_(self, ...) (the row's name).
         lines += ["  Tensor self = inplace_self(a);",
-                  f"  return {{ember::{r.name}({', '.join(inplace_args)})}};"]
+                  f"  return {{ember::{r.function or r.name}({', '.join(inplace_args)})}};"]
     elif "inplace" in r.variants:
         lines += [f"  if (a.node().preset.empty()) return {{ember::{r.name}({', '.join(call_args)})}};",
                   "  Tensor self = inplace_self(a);",

@@ -318,8 +318,9 @@ def _row(entry: dict, group: str, index: int) -> OpRow:
     if function is not None and (not re.fullmatch(r"[a-z_][a-z0-9_]*", function) or function == name):
         raise SchemaError(f"{where}: function must be another public name (a C++ identifier), "
                           f"not {function!r}")
-    if function is not None and ("inplace" in variants or "inplace" in tags):
-        raise SchemaError(f"{where}: function is for out-of-place rows (an in-place node runs name_)")
+    if function is not None and "inplace" in variants:
+        raise SchemaError(f"{where}: function cannot rename a row with an in-place variant "
+                          "(its in-place node runs name_)")
     if function is not None and entry["invoker"] != "generated":
         raise SchemaError(f"{where}: function names what a generated invoker calls; "
                           "this row's invoker is not generated")

@@ -6,9 +6,11 @@
 // The norms and dropout have several outputs (y plus saved statistics, or y
 // and the mask): their invokers call the native_* functions, the lowest public
 // level that both checks the arguments and returns every output in the
-// OpCall's order. (batch_norm() and group_norm() return y only; their one
-// extra check, "more than 1 value per channel / group", is F.*'s ValueError
-// on the Python call and was passed when the node was traced.)
+// OpCall's order (layer_norm's and group_norm's invokers are generated from
+// their rows, function = "native_..."). batch_norm() and group_norm() return y
+// only; their one extra check, "more than 1 value per channel / group", is F.*'s
+// ValueError on the Python call and was passed when the node was traced. Also
+// generated from their rows: one_hot, pad, lstm_cell_fused, gru_cell_fused.
 #include "ember/ops/nn.h"
 #include "ember/ops/rnn.h"
 #include "jit/invokers/invoke_util.h"
@@ -40,27 +42,7 @@ EMBER_REGISTER_INVOKER(batch_norm, [](const InvokeArgs& a) -> std::vector<Tensor
                                       a.opt_tensor(1), a.opt_tensor(2), a.flag(0), a.real(1),
                                       a.real(2)));
 });
-// in: input, weight, bias; attrs: normalized_shape, eps. out: y, mean, rstd.
-EMBER_REGISTER_INVOKER(layer_norm, [](const InvokeArgs& a) -> std::vector<Tensor> {
-  return as_outputs(native_layer_norm(a.tensor(0), as_list(a.ints(0)), a.opt_tensor(1),
-                                      a.opt_tensor(2), a.real(1)));
-});
-// in: input, weight, bias; attrs: num_groups, eps. out: y, mean, rstd.
-EMBER_REGISTER_INVOKER(group_norm, [](const InvokeArgs& a) -> std::vector<Tensor> {
-  return as_outputs(native_group_norm(a.tensor(0), a.integer(0), a.opt_tensor(1), a.opt_tensor(2),
-                                      a.real(1)));
-});
-
-// in: gates [B, 4H], c [B, H]. out: h', c' (an LSTM step; lstm and lstm_cell record it).
-EMBER_REGISTER_INVOKER(lstm_cell_fused, [](const InvokeArgs& a) -> std::vector<Tensor> {
-  return as_outputs(lstm_cell_fused(a.tensor(0), a.tensor(1)));
-});
-// in: gx [B, 3H], gh [B, 3H], h [B, H]. out: h' (a GRU step).
-EMBER_REGISTER_INVOKER(gru_cell_fused, [](const InvokeArgs& a) -> std::vector<Tensor> {
-  return {gru_cell_fused(a.tensor(0), a.tensor(1), a.tensor(2))};
-});
-
-// ---- dropout, embedding, one_hot ----------------------------------------------------------------
+// ---- dropout, embedding, resampling -------------------------------------------------------------
 // in: input; attr: p. out: y, mask. Only training-mode dropout is recorded (in
 // eval mode, or with p = 0, F.dropout returns its input and dispatches
 // nothing). Each run draws a fresh mask from the default generator. The
@@ -78,17 +60,6 @@ EMBER_REGISTER_INVOKER(embedding, [](const InvokeArgs& a) -> std::vector<Tensor>
   // scale_grad_by_freq (attr 1) is absent from model files written before it was recorded.
   return {embedding(a.tensor(1), a.tensor(0), a.opt_integer(0), a.num_attrs() > 1 && a.flag(1))};
 });
-// in: indices; attr: num_classes (-1 infers it from the data).
-EMBER_REGISTER_INVOKER(one_hot, [](const InvokeArgs& a) -> std::vector<Tensor> {
-  return {one_hot(a.tensor(0), a.integer(0))};
-});
-
-// ---- padding and resampling ---------------------------------------------------------------------
-// in: input; attrs: pad, mode, value (0 when not given, which every mode accepts).
-EMBER_REGISTER_INVOKER(pad, [](const InvokeArgs& a) -> std::vector<Tensor> {
-  return {pad(a.tensor(0), as_list(a.ints(0)), a.string(1), a.scalar(2))};
-});
-
 // in: input [N, C, *spatial]; attrs: output sizes, mode ("nearest" | "linear"),
 // align_corners, then one scale per spatial dim: all None when the call gave a
 // size (or recompute_scale_factor=True), all doubles when it gave scale_factor.

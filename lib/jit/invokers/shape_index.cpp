@@ -1,10 +1,11 @@
 // The hand-written invokers of the shape_index group: the rows the generator
 // cannot express (invoker = "manual" in lib/dispatch/schema/shape_index.toml):
-// list inputs (cat, index, index_put_), several outputs (sort, topk, unique),
-// attrs in another order than the public function's (searchsorted) and rows
-// reached through an overload of another name (scatter_value_: scatter_). The rest
-// (flip, tril, triu, gather, index_select, take, nonzero and the in-place scatter_,
-// scatter_add_, index_add_, index_copy_, index_fill_, masked_fill_) are generated
+// list inputs (cat, index, index_put_), unique (its public function takes the
+// sorted/return_inverse/return_counts flags the row does not record) and attrs in
+// another order than the public function's (searchsorted). The rest (flip, tril,
+// triu, gather, index_select, take, nonzero, sort, topk and the in-place scatter_,
+// scatter_value_ (as scatter_), scatter_add_, index_add_, index_copy_, index_fill_,
+// masked_fill_) are generated
 // from their rows into build/generated/jit/invokers_shape_index.cpp
 // (lib/dispatch/codegen/gen_ops.py). The out-of-place forms (scatter, index_add,
 // masked_fill, ...) trace as a clone (copy_) and the in-place op on it, so only the
@@ -36,26 +37,12 @@ EMBER_REGISTER_INVOKER(cat, [](const InvokeArgs& a) -> std::vector<Tensor> {
 
 // ---- along a dim ------------------------------------------------------------------------
 
-// Tensor::scatter_(dim, index, Scalar value): the public name is scatter_.
-EMBER_REGISTER_INVOKER(scatter_value_, [](const InvokeArgs& a) -> std::vector<Tensor> {
-  Tensor self = inplace_self(a);
-  return {scatter_(self, a.integer(0), a.tensor(1), a.scalar(1), a.string(2))};
-});
-
 // in: sorted_sequence (sorter applied), values; attrs: right, out_int32.
 EMBER_REGISTER_INVOKER(searchsorted, [](const InvokeArgs& a) -> std::vector<Tensor> {
   return {searchsorted(a.tensor(0), a.tensor(1), a.flag(1), a.flag(0))};
 });
 
 // ---- sorting ------------------------------------------------------------------------------
-
-EMBER_REGISTER_INVOKER(sort, [](const InvokeArgs& a) -> std::vector<Tensor> {
-  return as_outputs(sort(a.tensor(0), a.integer(0), a.flag(1), a.flag(2)));
-});
-
-EMBER_REGISTER_INVOKER(topk, [](const InvokeArgs& a) -> std::vector<Tensor> {
-  return as_outputs(topk(a.tensor(0), a.integer(0), a.integer(1), a.flag(2), a.flag(3)));
-});
 
 // The op always computes values, inverse and counts; the public unique returns
 // all three when asked for both.
