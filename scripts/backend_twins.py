@@ -1,13 +1,16 @@
 """Code written twice, once per backend: runs of identical lines (after whitespace
 is normalized) that a CPU kernel file (lib/cpu/) shares with a CUDA kernel file
 (lib/cuda/). Shared host-side work belongs in lib/kernels/ (docs/ARCHITECTURE.md);
-this lists what is left, worst pair first.
+this lists candidates, worst pair first. It is a finder, not a score: a kernel's
+entry lines are expected in both backends (reading the op's Args, calling the meta
+step, a dtype switch over each backend's own loop), so look at what the lines do.
 
     python scripts/backend_twins.py [--window 4] [--lines]
 """
 import argparse
 import collections
 import pathlib
+import signal
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -17,6 +20,7 @@ def normalized(path):
 
 
 def main():
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # quiet when piped into head
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--window", type=int, default=4, help="lines in a run (default 4)")
     ap.add_argument("--lines", action="store_true", help="print the shared lines of each pair")
