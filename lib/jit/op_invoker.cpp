@@ -56,6 +56,12 @@ std::vector<Tensor> InvokeArgs::tensors_from(size_t from) const {
   return out;
 }
 
+std::vector<Tensor> InvokeArgs::opt_tensors_from(size_t from) const {
+  std::vector<Tensor> out;
+  for (size_t i = from; i < inputs_.size(); ++i) out.push_back(opt_tensor(i));
+  return out;
+}
+
 const Attr& InvokeArgs::attr_at(size_t i, const char* kind) const {
   if (i >= node_->attrs.size())
     fail(detail::str("expected ", kind, " attribute at position ", i, ", but the node has ",

@@ -35,6 +35,9 @@ class InvokeArgs {
   Tensor opt_tensor(size_t i) const;
   // All inputs from position `from` on (cat, stack): each must be defined.
   std::vector<Tensor> tensors_from(size_t from) const;
+  // The same, each may be left out (advanced indexing: a left-out index keeps
+  // that dim whole).
+  std::vector<Tensor> opt_tensors_from(size_t from) const;
 
   // Attributes, by position (Attr's kinds; a Scalar attr also reads as int or
   // double, and an int attr as double or Scalar, as Attr::to_* allow).

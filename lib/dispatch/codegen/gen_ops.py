@@ -278,6 +278,8 @@ def emit_derivatives(group: str, rows: list[sch.OpRow]) -> str:
 # How a generated invoker reads each argument from the node (InvokeArgs: every
 # accessor checks the position and the kind, so a malformed node is a clear error).
 def _invoke_arg(a: sch.Arg, i: int) -> str:
+    if a.is_list:  # every input from position i on
+        return f"a.opt_tensors_from({i})" if a.type == "Tensor?[]" else f"a.tensors_from({i})"
     if a.is_tensor:
         return f"a.opt_tensor({i})" if a.optional else f"a.tensor({i})"
     if a.optional:
@@ -295,8 +297,8 @@ def _invoke_arg(a: sch.Arg, i: int) -> str:
 
 
 def emit_invoker(r: sch.OpRow) -> str:
-    if any(a.is_list or a.is_attr_tail for a in r.args):
-        raise ValueError(f"{r.name}: a generated invoker takes no tensor lists "
+    if any(a.is_attr_tail for a in r.args):
+        raise ValueError(f"{r.name}: a generated invoker takes no attribute lists "
                          "(write it by hand: invoker = \"manual\")")
     if len(r.returns) > 1 and ("inplace" in r.tags or "inplace" in r.variants):
         raise ValueError(f"{r.name}: a generated invoker of several outputs has no in-place form "

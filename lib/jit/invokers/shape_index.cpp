@@ -1,11 +1,12 @@
 // The hand-written invokers of the shape_index group: the rows the generator
 // cannot express (invoker = "manual" in lib/dispatch/schema/shape_index.toml):
-// list inputs (cat, index, index_put_), unique (its public function takes the
-// sorted/return_inverse/return_counts flags the row does not record) and attrs in
-// another order than the public function's (searchsorted). The rest (flip, tril,
-// triu, gather, index_select, take, nonzero, sort, topk and the in-place scatter_,
-// scatter_value_ (as scatter_), scatter_add_, index_add_, index_copy_, index_fill_,
-// masked_fill_) are generated
+// cat (its row records the promoted dtype, which the public cat does not take),
+// index_put_ (the public function takes its indices before its values), unique
+// (the public function takes the sorted/return_inverse/return_counts flags the row
+// does not record) and searchsorted (attrs in another order than the public
+// function's). The rest (flip, tril, triu, index, gather, index_select, take,
+// nonzero, sort, topk and the in-place scatter_, scatter_value_ (as scatter_),
+// scatter_add_, index_add_, index_copy_, index_fill_, masked_fill_) are generated
 // from their rows into build/generated/jit/invokers_shape_index.cpp
 // (lib/dispatch/codegen/gen_ops.py). The out-of-place forms (scatter, index_add,
 // masked_fill, ...) trace as a clone (copy_) and the in-place op on it, so only the
@@ -16,18 +17,6 @@
 #include "dispatch/op_ids/shape_index.h"
 
 namespace ember::jit {
-
-namespace {
-
-// Optional tensor inputs from position `from` on (advanced indexing: a left-out
-// index keeps that dim whole).
-TensorList opt_tensors_from(const InvokeArgs& a, size_t from) {
-  TensorList out;
-  for (size_t i = from; i < a.num_inputs(); ++i) out.push_back(a.opt_tensor(i));
-  return out;
-}
-
-}  // namespace
 
 // The dtype attr is what promotion gave when traced; the public cat promotes the
 // inputs it is given again.
@@ -53,13 +42,9 @@ EMBER_REGISTER_INVOKER(unique, [](const InvokeArgs& a) -> std::vector<Tensor> {
 
 // ---- advanced indexing ----------------------------------------------------------------------
 
-EMBER_REGISTER_INVOKER(index, [](const InvokeArgs& a) -> std::vector<Tensor> {
-  return {index(a.tensor(0), opt_tensors_from(a, 1))};
-});
-
 EMBER_REGISTER_INVOKER(index_put_, [](const InvokeArgs& a) -> std::vector<Tensor> {
   Tensor self = inplace_self(a);
-  return {index_put_(self, opt_tensors_from(a, 2), a.tensor(1), a.flag(0))};
+  return {index_put_(self, a.opt_tensors_from(2), a.tensor(1), a.flag(0))};
 });
 
 }  // namespace ember::jit
