@@ -13,7 +13,6 @@
 #include "cpu/reduce_loops.h"
 #include "cpu/reduce_ops.h"
 #include "kernels/reduce_meta.h"
-#include "dispatch/args/reduce.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/reduce.h"
 
@@ -160,21 +159,19 @@ void softmax_impl(const T* x, T* out, int64_t outer, int64_t D, int64_t inner) {
 
 template <bool Log>
 void softmax_kernel(OpCall& c) {
-  using Args = std::conditional_t<Log, LogSoftmaxArgs, SoftmaxArgs>;
-  const Tensor& self = c.in(0);
-  const Args a = Args::from(c);
-  Tensor out = output_for(c, 0, self.sizes(), a.dtype);
-  Tensor x = (self.dtype() == a.dtype ? self : self.to(a.dtype)).contiguous();
+  const ReduceMeta m = reduce_meta(c);  // x: contiguous, in the result's dtype
+  const Tensor &self = c.in(0), &x = m.x, &out = m.outputs[0];
+  const int64_t dim = m.dims[0];
   int64_t outer = 1, D = 1, inner = 1;
   for (int64_t d = 0; d < self.dim(); ++d)
-    (d < a.dim ? outer : d == a.dim ? D : inner) *= self.sizes()[d];
+    (d < dim ? outer : d == dim ? D : inner) *= self.sizes()[d];
   if (out.numel() > 0) {
-    EMBER_DISPATCH_FLOATING(a.dtype, Log ? "log_softmax" : "softmax", [&] {
+    EMBER_DISPATCH_FLOATING(out.dtype(), Log ? "log_softmax" : "softmax", [&] {
       softmax_impl<scalar_t, Log>(static_cast<const scalar_t*>(x.data_ptr()),
                                   static_cast<scalar_t*>(out.data_ptr()), outer, D, inner);
     });
   }
-  finish_output(c, 0, out);
+  m.finish(c);
 }
 
 EMBER_REGISTER_KERNEL(softmax, CPU, softmax_kernel<false>);

@@ -11,6 +11,10 @@ namespace ember {
 using reduce::reduced_numel;
 using reduce::reduced_shape;
 
+namespace {
+
+// Output k of c: the preset one when it is contiguous with the right shape and
+// dtype, else a new tensor on the input's device (finish_output copies it back).
 Tensor output_for(const OpCall& c, size_t k, const DimVector& shape, DType dtype) {
   if (k < c.outputs.size()) {
     const Tensor& o = c.outputs[k];
@@ -26,6 +30,8 @@ void finish_output(OpCall& c, size_t k, const Tensor& result) {
     c.outputs.push_back(result);
   }
 }
+
+}  // namespace
 
 void ReduceMeta::finish(OpCall& c) const {
   for (size_t k = 0; k < outputs.size(); ++k) finish_output(c, k, outputs[k]);
@@ -99,16 +105,30 @@ ReduceMeta any_all(const OpCall& c) {
   return reduction(c, c.in(0), a.dim, a.keepdim, {c.in(0).dtype() == kUInt8 ? kUInt8 : kBool});
 }
 
-// cumsum, cumprod: a contiguous input cast first, one output of self's shape.
+// cumsum, cumprod, softmax, log_softmax: one output of self's shape, computed
+// along one dim of x (contiguous).
+template <class Args>
+ReduceMeta along_dim(const OpCall& c, const Tensor& x) {
+  const Args a = Args::from(c);
+  const Tensor& self = c.in(0);
+  ReduceMeta m;
+  m.outputs.push_back(output_for(c, 0, self.sizes(), a.dtype));
+  m.x = x.contiguous();
+  m.dims = {a.dim};
+  m.n = self.dim() ? self.size(a.dim) : 1;
+  return m;
+}
+
+// The scans cast first, except that integers and bool read directly into int64;
+// softmax always computes in its result's (floating) dtype.
 template <class Args>
 ReduceMeta scan(const OpCall& c) {
-  const Args a = Args::from(c);
-  ReduceMeta m;
-  m.outputs.push_back(output_for(c, 0, c.in(0).sizes(), a.dtype));
-  m.x = read_as(c.in(0), a.dtype).contiguous();
-  m.dims = {a.dim};
-  m.n = c.in(0).dim() ? c.in(0).size(a.dim) : 1;
-  return m;
+  return along_dim<Args>(c, read_as(c.in(0), Args::from(c).dtype));
+}
+template <class Args>
+ReduceMeta softmax_like(const OpCall& c) {
+  const DType dt = Args::from(c).dtype;
+  return along_dim<Args>(c, c.in(0).dtype() == dt ? c.in(0) : c.in(0).to(dt));
 }
 
 }  // namespace
@@ -139,6 +159,8 @@ ReduceMeta reduce_meta(const OpCall& c) {
     }
     case opid::cumsum: return scan<CumsumArgs>(c);
     case opid::cumprod: return scan<CumprodArgs>(c);
+    case opid::softmax: return softmax_like<SoftmaxArgs>(c);
+    case opid::log_softmax: return softmax_like<LogSoftmaxArgs>(c);
     default: break;
   }
   EMBER_CHECK(false, "reduce_meta: ", c.name(), " is not a reduction");

@@ -9,8 +9,10 @@
 namespace ember {
 
 struct ReduceMeta {
-  Tensor x;        // the input, in the dtype the kernel reads (sum, mean, prod, norm, cumsum, cumprod cast first)
-  DimVector dims;  // the reduced dims, wrapped and sorted (empty: none, a 0-dim input); a scan's one dim
+  Tensor x;        // the input, in the dtype the kernel reads (sum, mean, prod, norm and the ops
+                   // along one dim cast first; those along one dim get it contiguous)
+  DimVector dims;  // the reduced dims, wrapped and sorted (empty: none, a 0-dim input); for
+                   // cumsum, cumprod, softmax and log_softmax the one dim they run along
   int64_t n = 1;   // values reduced into each output
   // Where the kernel writes, contiguous: a preset output (in-place, out=) when it
   // has the result's shape and dtype, else a new tensor.
@@ -23,13 +25,9 @@ struct ReduceMeta {
 
 // The meta of c, by its op: sum, mean, prod, amax, amin, aminmax, max_dim, min_dim,
 // argmax, argmin, any, all, count_nonzero, var, std, var_mean, std_mean, norm,
-// logsumexp, cumsum, cumprod. The op functions (lib/ops/reduce*.cpp) checked the
-// arguments before dispatch; this only derives shapes and dtypes.
+// logsumexp, cumsum, cumprod, softmax, log_softmax. The op functions
+// (lib/ops/reduce*.cpp) checked the arguments before dispatch; this only derives
+// shapes and dtypes.
 ReduceMeta reduce_meta(const OpCall& c);
-
-// Output k of c: the preset one when it is contiguous with the right shape and
-// dtype, else a new tensor on the input's device (finish_output copies it back).
-Tensor output_for(const OpCall& c, size_t k, const DimVector& shape, DType dtype);
-void finish_output(OpCall& c, size_t k, const Tensor& result);
 
 }  // namespace ember

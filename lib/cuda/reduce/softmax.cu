@@ -15,12 +15,10 @@
 //                          not fast.
 // As on the CPU, a non-finite max makes the row's values NaN through the
 // arithmetic itself (exp(x - inf)), and NaN propagates through the max.
-#include <type_traits>
 
 #include "kernels/reduce_meta.h"
 #include "cuda/block_reduce.cuh"
 #include "cuda/reduce/reduce_kernel.cuh"
-#include "dispatch/args/reduce.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/reduce.h"
 
@@ -118,17 +116,14 @@ void launch_softmax(const Tensor& x, const Tensor& out, const ReduceShape& s) {
 
 template <bool Log>
 void softmax_kernel(OpCall& c) {
-  using Args = std::conditional_t<Log, LogSoftmaxArgs, SoftmaxArgs>;
-  const Tensor& self = c.in(0);
-  const Args a = Args::from(c);
-  Tensor out = output_for(c, 0, self.sizes(), a.dtype);
-  Tensor x = (self.dtype() == a.dtype ? self : self.to(a.dtype)).contiguous();
+  const ReduceMeta m = reduce_meta(c);  // x: contiguous, in the result's dtype
+  const Tensor& out = m.outputs[0];
   if (out.numel() > 0) {
-    EMBER_DISPATCH_FLOATING(a.dtype, Log ? "log_softmax" : "softmax", [&] {
-      launch_softmax<Log, scalar_t>(x, out, along_dim(self, a.dim));
+    EMBER_DISPATCH_FLOATING(out.dtype(), Log ? "log_softmax" : "softmax", [&] {
+      launch_softmax<Log, scalar_t>(m.x, out, along_dim(c.in(0), m.dims[0]));
     });
   }
-  finish_output(c, 0, out);
+  m.finish(c);
 }
 
 EMBER_REGISTER_KERNEL(softmax, CUDA, softmax_kernel<false>);
