@@ -1,7 +1,14 @@
-"""Matrix products on CUDA (cuBLAS / cuBLASLt, lib/cuda/blas/): mm, bmm, addmm, mv,
-dot and the composites on them (matmul, linear, outer), compared with the CPU kernels
-(values and gradients), on contiguous, transposed, sliced and broadcast operands, empty
-inputs and each dtype cuBLAS multiplies; TensorFloat-32 on and off. Needs a GPU."""
+"""Matrix products on CUDA (cuBLAS / cuBLASLt, lib/cuda/blas/) against the CPU
+kernels, for what the op database's device check (test_opdb.py::test_device_matches_cpu:
+the samples of mm, bmm, addmm, mv and dot and of matmul / linear reaching them, with
+transposed, strided, broadcast-batch and empty operands, beta / alpha, every dtype the
+row claims, and float64 gradients) does not reach: sizes past its small samples,
+operands read in place with a leading dimension (sub-blocks, permuted or sliced
+batches) or a stride of 0, a batch that does not fold into rows, outer, the
+fused-bias path (alpha, layouts, alignment), beta == 0 ignoring NaN, integer dtypes
+refused on CUDA and the errors' messages, TensorFloat-32 on and off, a training step,
+streams and steady-state allocations. The per-op shape x dtype grids live in the op
+database. Needs a GPU."""
 import numpy as np
 import pytest
 
@@ -44,18 +51,10 @@ def check(fn, *args, dtype=ember.float32, grad=True):
 # ---- mm -------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", FLOATS)
-@pytest.mark.parametrize("m,k,n", [(5, 7, 3), (64, 33, 17), (1, 8, 9), (8, 9, 1), (1, 1, 1), (128, 256, 64)])
-def test_mm(dtype, m, k, n):
+@pytest.mark.parametrize("m,k,n", [(64, 33, 17), (128, 256, 64)])
+def test_mm_larger_sizes(dtype, m, k, n):
+    # Past the op database's small samples: odd sizes, and sizes the tensor-core kernels tile.
     check(ember.mm, rand(m, k, dtype=dtype), rand(k, n, dtype=dtype, seed=1), dtype=dtype)
-
-
-@pytest.mark.parametrize("dtype", FLOATS)
-def test_mm_of_transposed_operands_reads_them_in_place(dtype):
-    a, b = rand(6, 5, dtype=dtype), rand(7, 6, dtype=dtype, seed=1)  # a.t() [5,6], b.t() [6,7]
-    check(lambda x, y: ember.mm(x.t(), y.t()), a, b, dtype=dtype)
-    check(lambda x, y: ember.mm(x.t(), y), a, rand(6, 4, dtype=dtype, seed=2), dtype=dtype)
-    check(lambda x, y: ember.mm(x, y.t()), rand(3, 5, dtype=dtype, seed=3), rand(4, 5, dtype=dtype),
-          dtype=dtype)
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
@@ -63,26 +62,10 @@ def test_mm_of_sliced_operands(dtype):
     big = rand(12, 16, dtype=dtype)
     # A sub-block: row stride (leading dimension) 16 > 5 columns.
     check(lambda x: ember.mm(x[2:9, 3:8], x[4:9, 1:12]), big, dtype=dtype)
-    # Every other column: no leading dimension describes it (copied first).
-    check(lambda x: ember.mm(x[:, ::2], x[:8, ::3]), big, dtype=dtype)
     # A transposed sub-block.
     check(lambda x: ember.mm(x[1:6, 2:9].t(), x[3:8, :4]), big, dtype=dtype)
     # An expanded (stride 0) operand.
     check(lambda x, v: ember.mm(x[:5, :4], v.expand(4, 6)), big, rand(6, dtype=dtype), dtype=dtype)
-
-
-def test_mm_of_a_permuted_input_stays_permuted():
-    a = rand(9, 4).t().contiguous().t()  # column-major [9, 4]
-    check(ember.mm, a, rand(4, 5))
-
-
-@pytest.mark.parametrize("dtype", FLOATS)
-@pytest.mark.parametrize("m,k,n", [(0, 3, 4), (3, 0, 4), (3, 4, 0), (0, 0, 0)])
-def test_mm_empty(dtype, m, k, n):
-    out = check(ember.mm, rand(m, k, dtype=dtype), rand(k, n, dtype=dtype), dtype=dtype)
-    assert tuple(out.shape) == (m, n)
-    if k == 0:
-        assert (out.cpu() == 0).all().item()
 
 
 @pytest.mark.parametrize("dtype", INTS + [ember.bool])
@@ -109,61 +92,25 @@ def test_errors_name_the_op_and_shapes_on_cuda():
 # ---- bmm and matmul -------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", FLOATS)
-def test_bmm(dtype):
-    check(ember.bmm, rand(4, 5, 6, dtype=dtype), rand(4, 6, 3, dtype=dtype, seed=1), dtype=dtype)
-
-
-@pytest.mark.parametrize("dtype", FLOATS)
-def test_bmm_of_transposed_and_permuted_batches(dtype):
+def test_bmm_of_permuted_and_sliced_batches(dtype):
     a, b = rand(3, 6, 5, dtype=dtype), rand(7, 3, 6, dtype=dtype, seed=1)
-    # Transposed matrices in each batch entry.
-    check(lambda x: ember.bmm(x.transpose(1, 2), x), a, dtype=dtype)
     # Batch dimension not outermost in memory (batch stride 6 < matrix size).
     check(lambda x, y: ember.bmm(x.transpose(1, 2), y.permute(1, 2, 0)), a, b, dtype=dtype)
     # A sliced batch (batch stride 2 matrices).
     check(lambda x: ember.bmm(x[::2], x[::2].transpose(1, 2)), rand(6, 4, 5, dtype=dtype), dtype=dtype)
 
 
-@pytest.mark.parametrize("dtype", FLOATS)
-def test_bmm_broadcast_batch_has_stride_zero(dtype):
-    one, many = rand(1, 5, 6, dtype=dtype), rand(4, 6, 3, dtype=dtype, seed=1)
-    check(lambda x, y: ember.bmm(x.expand(4, 5, 6), y), one, many, dtype=dtype)
-    check(lambda x, y: ember.bmm(y.transpose(1, 2), x.transpose(1, 2).expand(4, 6, 5)), one, many,
-          dtype=dtype)
-
-
-@pytest.mark.parametrize("dtype", FLOATS)
-@pytest.mark.parametrize("sa,sb", [((2, 3, 4, 5), (5, 6)), ((4, 5), (2, 3, 5, 6)), ((2, 1, 4, 5), (3, 5, 6)),
-                                   ((3, 4, 5), (5,)), ((5,), (3, 5, 6)), ((5,), (5,)), ((4, 5), (5,)),
-                                   ((5,), (5, 6))])
-def test_matmul_shapes(dtype, sa, sb):
-    check(ember.matmul, rand(*sa, dtype=dtype), rand(*sb, dtype=dtype, seed=1), dtype=dtype)
-
-
 def test_matmul_of_a_non_foldable_batch():
+    # Batch dims that do not merge into the rows: matmul's batched path, not one mm.
     check(lambda x, y: ember.matmul(x.transpose(0, 1), y), rand(3, 2, 4, 5), rand(5, 6))
-
-
-@pytest.mark.parametrize("sa,sb", [((0, 3, 4), (0, 4, 5)), ((2, 3, 0), (2, 0, 5)), ((2, 0, 4), (2, 4, 5))])
-def test_bmm_empty(sa, sb):
-    out = check(ember.bmm, rand(*sa), rand(*sb))
-    if sa[2] == 0:
-        assert (out.cpu() == 0).all().item()
 
 
 # ---- addmm and linear -----------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", FLOATS)
-@pytest.mark.parametrize("bias_shape", [(7,), (1, 7), (5, 1), (5, 7), (1,), ()])
-def test_addmm_bias_shapes(dtype, bias_shape):
-    check(ember.addmm, rand(*bias_shape, dtype=dtype, seed=2), rand(5, 6, dtype=dtype),
-          rand(6, 7, dtype=dtype, seed=1), dtype=dtype)
-
-
-@pytest.mark.parametrize("dtype", FLOATS)
-@pytest.mark.parametrize("beta,alpha", [(1, 1), (2.0, 0.5), (0.5, -3), (1, 0.25), (0, 1), (0, 2.5)])
-def test_addmm_beta_alpha(dtype, beta, alpha):
-    check(lambda s, a, b: ember.addmm(s, a, b, beta=beta, alpha=alpha), rand(16, dtype=dtype, seed=2),
+def test_addmm_fused_bias_with_alpha(dtype):
+    # beta == 1 and a bias vector: cuBLASLt's bias epilogue, here with the product scaled.
+    check(lambda s, a, b: ember.addmm(s, a, b, alpha=0.25), rand(16, dtype=dtype, seed=2),
           rand(8, 12, dtype=dtype), rand(12, 16, dtype=dtype, seed=1), dtype=dtype)
 
 
@@ -186,27 +133,10 @@ def test_addmm_bias_of_a_transposed_and_sliced_product():
     check(lambda b, x, w: ember.addmm(b[1:], x, w), rand(17, seed=3), rand(9, 12), w)
 
 
-@pytest.mark.parametrize("dtype", FLOATS)
-@pytest.mark.parametrize("k", [0, 1])
-def test_addmm_with_tiny_k(dtype, k):
-    out = check(lambda s, a, b: ember.addmm(s, a, b, beta=2.0), rand(4, dtype=dtype, seed=2),
-                rand(3, k, dtype=dtype), rand(k, 4, dtype=dtype), dtype=dtype)
-    assert tuple(out.shape) == (3, 4)
-
-
 def test_addmm_empty_k_with_beta_zero_gives_zeros():
     nan = ember.full((3, 4), float("nan"), device="cuda")
     out = ember.addmm(nan, ember.ones(3, 0, device="cuda"), ember.ones(0, 4, device="cuda"), beta=0)
     assert (out.cpu() == 0).all().item()
-
-
-@pytest.mark.parametrize("dtype", FLOATS)
-@pytest.mark.parametrize("x_shape", [(8, 32), (2, 3, 32), (32,)])
-def test_linear(dtype, x_shape):
-    check(ember.nn.functional.linear, rand(*x_shape, dtype=dtype), rand(16, 32, dtype=dtype, seed=1),
-          rand(16, dtype=dtype, seed=2), dtype=dtype)
-    check(lambda x, w: ember.nn.functional.linear(x, w), rand(*x_shape, dtype=dtype),
-          rand(16, 32, dtype=dtype, seed=1), dtype=dtype)
 
 
 def test_linear_module_trains_on_cuda():
@@ -224,37 +154,18 @@ def test_linear_module_trains_on_cuda():
 # ---- mv, dot, outer -------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", FLOATS)
-def test_mv(dtype):
-    check(ember.mv, rand(7, 5, dtype=dtype), rand(5, dtype=dtype, seed=1), dtype=dtype)
-    check(lambda a, v: ember.mv(a.t(), v), rand(5, 7, dtype=dtype), rand(5, dtype=dtype, seed=1),
-          dtype=dtype)
+def test_mv_of_a_sub_block_and_expanded_vector(dtype):
+    # Row stride 12 > 5 columns and vector stride 3; a vector of stride 0.
     check(lambda a, v: ember.mv(a[::2, 1:], v[::3]), rand(9, 6, dtype=dtype), rand(15, dtype=dtype),
           dtype=dtype)
     check(lambda a, v: ember.mv(a, v.expand(5)), rand(7, 5, dtype=dtype), rand(1, dtype=dtype),
           dtype=dtype)
 
 
-@pytest.mark.parametrize("m,k", [(0, 3), (3, 0), (1, 1)])
-def test_mv_empty_and_tiny(m, k):
-    out = check(ember.mv, rand(m, k), rand(k))
-    assert tuple(out.shape) == (m,)
-
-
 @pytest.mark.parametrize("dtype", FLOATS)
-def test_dot(dtype):
-    out = check(ember.dot, rand(33, dtype=dtype), rand(33, dtype=dtype, seed=1), dtype=dtype)
-    assert out.dim() == 0 and out.is_cuda
-    check(lambda x, y: ember.dot(x[::2], y[1::3]), rand(20, dtype=dtype), rand(30, dtype=dtype),
-          dtype=dtype)
+def test_dot_of_an_expanded_operand(dtype):
     check(lambda x, y: ember.dot(x, y.expand(10)), rand(10, dtype=dtype), rand(1, dtype=dtype),
           dtype=dtype)
-
-
-@pytest.mark.parametrize("n", [0, 1])
-def test_dot_empty_and_one(n):
-    out = check(ember.dot, rand(n), rand(n, seed=1))
-    if n == 0:
-        assert out.cpu().item() == 0.0
 
 
 def test_dot_result_stays_on_the_device():
@@ -266,7 +177,7 @@ def test_dot_result_stays_on_the_device():
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
-def test_outer(dtype):
+def test_outer(dtype):  # a composite (mm of a column by a row) that no op database entry reaches
     check(ember.outer, rand(5, dtype=dtype), rand(4, dtype=dtype, seed=1), dtype=dtype)
 
 

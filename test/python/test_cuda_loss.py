@@ -1,9 +1,12 @@
-"""CUDA kernels of the losses (lib/cuda/loss/): cross_entropy, nll_loss, mse_loss,
-l1_loss, smooth_l1_loss, huber_loss, binary_cross_entropy(_with_logits) and their
-backward, against the CPU kernels (cuda_compare.check_against_cpu): reductions,
-weights, ignore_index, label smoothing, probability targets, spatial inputs,
-broadcasting, non-contiguous and empty inputs, and the data errors a kernel reports
-(raised at the next synchronization). They need a GPU (skipped without one)."""
+"""CUDA kernels of the losses (lib/cuda/loss/) against the CPU kernels
+(cuda_compare.check_against_cpu), for what the op database's device check
+(test_opdb.py::test_device_matches_cpu: the samples of cross_entropy, nll_loss, the
+pointwise losses and binary_cross_entropy(_with_logits) and their backward rows over
+every reduction, weights, ignore_index, label smoothing, probability targets, spatial,
+broadcast, strided and empty inputs, in every floating dtype) does not reach: large
+inputs (many blocks), probabilities of exactly 0 and 1, large logits, and the data
+errors a kernel reports (raised at the next synchronization). The per-op reduction x
+dtype grids live in the op database. They need a GPU (skipped without one)."""
 import numpy as np
 import pytest
 
@@ -28,63 +31,6 @@ def classes(shape, C, seed=1):
 
 
 # ---- cross_entropy / nll_loss ---------------------------------------------------------------
-
-@pytest.mark.parametrize("dtype", FLOATS)
-@pytest.mark.parametrize("reduction", REDUCTIONS)
-@pytest.mark.parametrize("shape", [(8, 5), (5,), (4, 3, 6), (2, 4, 3, 5)])
-def test_cross_entropy_class_indices(dtype, reduction, shape):
-    C = shape[0] if len(shape) == 1 else shape[1]
-    tshape = () if len(shape) == 1 else (shape[0],) + shape[2:]
-    x, t = data(shape, dtype), classes(tshape, C)
-    check_against_cpu(lambda x, t: F.cross_entropy(x, t, reduction=reduction), x, t, grad=True)
-    check_against_cpu(lambda x, t: F.nll_loss(F.log_softmax(x, dim=0 if len(shape) == 1 else 1), t,
-                                              reduction=reduction), x, t, grad=True)
-
-
-@pytest.mark.parametrize("reduction", REDUCTIONS)
-@pytest.mark.parametrize("smoothing", [0.0, 0.2])
-def test_cross_entropy_weight_ignore_smoothing(reduction, smoothing):
-    x, t = data((10, 6)), classes((10,), 6)
-    t[3] = -100
-    t[7] = 2
-    w = data((6,), low=0.5, high=2.0)
-    check_against_cpu(lambda x, t, w: F.cross_entropy(x, t, weight=w, reduction=reduction,
-                                                      label_smoothing=smoothing), x, t, w, grad=True)
-    check_against_cpu(lambda x, t: F.cross_entropy(x, t, ignore_index=2, reduction=reduction,
-                                                   label_smoothing=smoothing), x, t.clamp(0, 5), grad=True)
-    xs, ts = data((3, 6, 4, 5)), classes((3, 4, 5), 6)
-    check_against_cpu(lambda x, t, w: F.cross_entropy(x, t, weight=w, reduction=reduction,
-                                                      label_smoothing=smoothing), xs, ts, w, grad=True)
-    check_against_cpu(lambda x, t, w: F.nll_loss(x, t, weight=w, ignore_index=1, reduction=reduction),
-                      xs, ts, w, grad=True)
-
-
-@pytest.mark.parametrize("dtype", FLOATS)
-@pytest.mark.parametrize("reduction", REDUCTIONS)
-def test_cross_entropy_probabilities(dtype, reduction):
-    x = data((7, 5), dtype)
-    q = F.softmax(data((7, 5), seed=3), dim=1).to(dtype)
-    check_against_cpu(lambda x, q: F.cross_entropy(x, q, reduction=reduction), x, q, grad=True)
-    check_against_cpu(lambda x, q: F.cross_entropy(x, q, reduction=reduction, label_smoothing=0.1), x, q, grad=True)
-    w = data((5,), low=0.5, high=2.0)
-    xs = data((2, 5, 3), dtype)
-    qs = F.softmax(data((2, 5, 3), seed=4), dim=1).to(dtype)
-    check_against_cpu(lambda x, q, w: F.cross_entropy(x, q, weight=w.to(x.dtype), reduction=reduction), xs, qs, w,
-                      grad=True)
-
-
-def test_class_losses_non_contiguous_empty_uint8():
-    x, t = data((6, 8)), classes((8,), 6)
-    check_against_cpu(lambda x, t: F.cross_entropy(x.t(), t), x, t, grad=True)
-    check_against_cpu(lambda x, t: F.nll_loss(x[::2], t[::2]), data((16, 6)), classes((16,), 6), grad=True)
-    check_against_cpu(lambda x, t: F.nll_loss(x, t), data((5, 4)), classes((5,), 4).to(ember.uint8), grad=True)
-    for reduction in REDUCTIONS:  # empty: none -> empty, sum -> 0, mean -> nan
-        check_against_cpu(lambda x, t: F.cross_entropy(x, t, reduction=reduction), data((0, 4)),
-                          classes((0,), 4), grad=True)
-    t = classes((6,), 3)
-    t[:] = -100  # every target ignored: mean is 0 / 0 = nan
-    check_against_cpu(lambda x, t: F.cross_entropy(x, t), data((6, 3)), t, grad=True)
-
 
 def test_large_cross_entropy():
     check_against_cpu(lambda x, t: F.cross_entropy(x, t), data((20_000, 100)), classes((20_000,), 100),
@@ -113,27 +59,8 @@ def test_target_out_of_range_raises_at_sync(op):
 
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("reduction", REDUCTIONS)
-@pytest.mark.parametrize("name,kw", [("mse_loss", {}), ("l1_loss", {}), ("smooth_l1_loss", {"beta": 0.5}),
-                                     ("smooth_l1_loss", {"beta": 0.0}), ("huber_loss", {"delta": 0.7})])
-def test_pointwise_losses(dtype, reduction, name, kw):
-    fn = getattr(F, name)
-    x, y = data((6, 7), dtype), data((6, 7), dtype, seed=5)
-    check_against_cpu(lambda x, y: fn(x, y, reduction=reduction, **kw), x, y, grad=True)
-    check_against_cpu(lambda x, y: fn(x.t(), y.t(), reduction=reduction, **kw), x, y, grad=True)
-    if name in ("mse_loss", "l1_loss"):  # a broadcast target
-        check_against_cpu(lambda x, y: fn(x, y[:1], reduction=reduction), x, y, grad=True)
-    check_against_cpu(lambda x, y: fn(x, y, reduction=reduction, **kw), data((0, 3), dtype), data((0, 3), dtype),
-                      grad=True)
-
-
-@pytest.mark.parametrize("dtype", FLOATS)
-@pytest.mark.parametrize("reduction", REDUCTIONS)
-def test_binary_cross_entropy(dtype, reduction):
-    p = data((5, 6), dtype, low=0.05, high=0.95)
-    t = data((5, 6), dtype, seed=2, low=0.0, high=1.0)
-    w = data((6,), dtype, seed=3, low=0.5, high=2.0)
-    check_against_cpu(lambda p, t: F.binary_cross_entropy(p, t, reduction=reduction), p, t, grad=True)
-    check_against_cpu(lambda p, t, w: F.binary_cross_entropy(p, t, weight=w, reduction=reduction), p, t, w, grad=True)
+def test_binary_cross_entropy_at_0_and_1(dtype, reduction):
+    # log(0) clamped to -100, as in PyTorch
     edge = ember.tensor([0.0, 1.0, 0.5, 1.0]).to(dtype)
     check_against_cpu(lambda p, t: F.binary_cross_entropy(p, t, reduction=reduction),
                       edge, ember.tensor([0.0, 1.0, 1.0, 0.0]).to(dtype))
@@ -141,7 +68,7 @@ def test_binary_cross_entropy(dtype, reduction):
 
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("reduction", REDUCTIONS)
-def test_binary_cross_entropy_with_logits(dtype, reduction):
+def test_binary_cross_entropy_with_large_logits(dtype, reduction):
     x = (data((5, 6), dtype) * 30).to(dtype)  # large logits: no overflow
     t = data((5, 6), dtype, seed=2, low=0.0, high=1.0)
     w = data((6,), dtype, seed=3, low=0.5, high=2.0)

@@ -2,8 +2,11 @@
 seed gives the same numbers on CUDA as on the CPU (element i draws Philox counter
 offset + i on both, kernels/philox.h): bit for bit, except normal_ (log/cos on the
 device may differ from the host's libm in the last place). Plus distribution
-sanity checks, non-contiguous outputs and the factories arange, linspace, eye.
-Skipped without a GPU."""
+sanity checks on the device, non-contiguous outputs, each device's own generator,
+and the factories arange, linspace, eye made on the device. The op database's
+device check (test_opdb.py::test_device_matches_cpu) reaches none of this: it runs
+the random rows on a device without comparing their values, and its factory
+entries take no device (they make CPU tensors). Skipped without a GPU."""
 import numpy as np
 import pytest
 

@@ -8,6 +8,7 @@ eager; ONNX export run by onnxruntime where the row maps to one operator; bad in
 raise torch's exception type and leave their inputs unchanged; every device present
 against the CPU. test_opdb_coverage checks that the database covers every schema row.
 """
+import contextlib
 import os
 import tempfile
 import zlib
@@ -387,10 +388,42 @@ def test_device_matches_cpu(info, device):
     float64 (through the device's backward kernels)."""
     if device not in info.devices:
         pytest.skip(f"{info.id} does not run on {device}")
+    with _exact_float32(device):
+        _device_matches_cpu(info, device)
+
+
+def _has_data(sample):
+    tensors = [a for a in list(sample.args) + list(sample.kwargs.values()) if isinstance(a, T)]
+    return bool(tensors) and all(t.values.size > 0 for t in tensors)
+
+
+@contextlib.contextmanager
+def _exact_float32(device):
+    """TensorFloat-32 off for the comparison (float32 matmul and convolutions on a GPU
+    would otherwise round their inputs to 10 mantissa bits, as PyTorch's do)."""
+    if device != "cuda":
+        yield
+        return
+    saved = ember.backends.cuda.matmul.allow_tf32, ember.backends.cudnn.allow_tf32
+    ember.backends.cuda.matmul.allow_tf32 = ember.backends.cudnn.allow_tf32 = False
+    try:
+        yield
+    finally:
+        ember.backends.cuda.matmul.allow_tf32, ember.backends.cudnn.allow_tf32 = saved
+
+
+def _device_matches_cpu(info, device):
     for dtype in info.dtypes:
+        samples = samples_for(info, dtype)
+        if dtype not in info.dtypes_on(device):
+            # a dtype the device's kernels do not take: a clear NotImplementedError
+            # (asked of a sample with data: an empty one may need no kernel)
+            probe = next((x for x in samples if _has_data(x)), samples[0])
+            with pytest.raises(NotImplementedError):
+                run(ember, info, probe, device)
+            continue
         rtol, atol = info.tolerance(dtype)
         rtol = max(rtol, 1e-5) if is_float(dtype) else 0
-        samples = samples_for(info, dtype)
         extra = [x for x in (_special_sample(info, dtype, samples), _large_sample(info, samples)) if x]
         for sample in samples + extra:
             what = f"{info.id} {device} {dtype} {sample.describe()}"

@@ -200,10 +200,16 @@ class OpInfo:
     nondeterministic: bool = False        # outputs that may differ run to run (random ops):
     compare: Callable | None = None       # compare(ember_out, torch_out, dtype) instead of values
     devices: tuple = ("cpu", "cuda")      # devices it runs on
+    # device -> the dtypes its kernels take, when fewer than `dtypes` (cuBLAS and cuDNN
+    # have no integer kernels): the others must raise NotImplementedError there.
+    device_dtypes: dict = field(default_factory=dict)
 
     @property
     def id(self) -> str:
         return self.name + (f"[{self.variant}]" if self.variant else "")
+
+    def dtypes_on(self, device: str) -> tuple:
+        return self.device_dtypes.get(device, self.dtypes)
 
     def tolerance(self, dtype: str):
         return self.tol.get(dtype, TOLERANCES.get(dtype, (0, 0)))

@@ -408,3 +408,11 @@ OPS = [
            _adaptive_no_channels_samples, dtypes=FLOAT, variant="no_channels", grad=False,
            trace=False),
 ]
+
+# The CUDA kernels of the products (cuBLAS), the convolutions (cuDNN) and the pools
+# (lib/cuda/norm/pool.cu) take the floating dtypes only; the integer dtypes the CPU
+# takes raise NotImplementedError on CUDA, which the device check asserts.
+CUDA_FLOATING_ONLY = {"mm", "bmm", "addmm", "mv", "dot", "conv2d", "conv_transpose2d", "max_pool2d",
+                      "max_pool2d_with_indices", "avg_pool2d", "adaptive_avg_pool2d"}
+OPS = [info.replace(device_dtypes={"cuda": tuple(d for d in info.dtypes if d in FLOATING)})
+       if info.name in CUDA_FLOATING_ONLY else info for info in OPS]
