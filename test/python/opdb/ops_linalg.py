@@ -76,6 +76,26 @@ def _addmm_samples(beta_alpha=None):
     return make
 
 
+def _addmm_alpha_samples(dtype, rng):
+    """beta = 1 (the bias added as it is), alpha != 1: every self of _addmm_samples, the
+    [p] vector bias among them."""
+    alpha = 3 if dtype in INTEGRAL else -2.5
+    return _addmm_samples(dict(beta=1, alpha=alpha))(dtype, rng)
+
+
+def _addmm_nan_self_samples(dtype, rng):
+    """beta = 0 with NaN and infinities in self: the result must not propagate them."""
+    out = []
+    for sample in _addmm_samples(dict(beta=0))(dtype, rng):
+        s = sample.args[0]
+        v = np.array(s.values, dtype=np.float64)
+        flat = v.reshape(-1)
+        flat[0::3] = np.nan
+        flat[1::3] = np.inf
+        out.append(Sample((T(v, dtype, s.noncontig),) + sample.args[1:], dict(sample.kwargs), "nan-self"))
+    return out
+
+
 def _linear_samples(dtype, rng):
     out = []
     for x, w, b in [((3, 4), (5, 4), (5,)), ((2, 3, 4), (2, 4), (2,)), ((4,), (3, 4), (3,)),
@@ -135,6 +155,89 @@ def _dot_errors(rng):
 def _matmul_errors(rng):
     return [ErrorCase(Sample((_t(rng, (2, 3, 4), "float32"), _t(rng, (3, 4, 2), "float32"))), RuntimeError),
             ErrorCase(Sample((_t(rng, (2, 3, 4), "float32"), _t(rng, (5, 2), "float32"))), RuntimeError)]
+
+
+# ---- operands that are views: sub-blocks, expanded (stride 0), permuted and sliced batches ----
+
+def _view(t, how):
+    """The sample's tensor t seen through a view (how: None, or (kind, arg)): "cols" a
+    column range t[..., a:b] of a wider matrix (row stride above its width), "col" a
+    column t[:, j] of a matrix (a vector of stride > 1), "expand" t.expand(shape) (stride 0
+    where t has size 1), "perm" t.permute(dims), "step" t[::k] along dim 0."""
+    if how is None:
+        return t
+    kind, arg = how
+    if kind == "cols":
+        return t[..., arg[0]:arg[1]]
+    if kind == "col":
+        return t[:, arg]
+    if kind == "expand":
+        return t.expand(*arg)
+    if kind == "perm":
+        return t.permute(*arg)
+    if kind == "step":
+        return t[::arg]
+    raise ValueError(kind)
+
+
+def _viewed(op):
+    """fn(m, a, b, va=None, vb=None): op(m, a, b) on the views va of a and vb of b."""
+    return lambda m, a, b, va=None, vb=None: op(m, _view(a, va), _view(b, vb))
+
+
+def _view_samples(cases):
+    """cases: (shape of a, view of a, shape of b, view of b[, name]); small ones first
+    (gradcheck takes the first small samples)."""
+    def make(dtype, rng):
+        out = []
+        for sa, va, sb, vb, *name in cases:
+            kw = {k: v for k, v in (("va", va), ("vb", vb)) if v is not None}
+            out.append(Sample((_t(rng, sa, dtype), _t(rng, sb, dtype)), kw, name[0] if name else ""))
+        return out
+    return make
+
+
+# big[:, 1:4] (a [3, 3] block of a [3, 6] matrix), a row / column broadcast along the other dim.
+MM_VIEW_CASES = [((3, 6), ("cols", (1, 4)), (3, 2), None, "block"),
+                 ((3, 2), None, (2, 7), ("cols", (2, 5)), "block"),
+                 ((1, 4), ("expand", (3, 4)), (4, 2), None, "expanded"),
+                 ((3, 4), None, (4, 1), ("expand", (4, 3)), "expanded"),
+                 ((3, 1), ("expand", (3, 4)), (1, 2), ("expand", (4, 2)), "expanded"),
+                 ((64, 33), None, (33, 17), None, "large"),
+                 ((64, 40), ("cols", (3, 36)), (1, 17), ("expand", (33, 17)), "large-views")]
+MV_VIEW_CASES = [((3, 6), ("cols", (1, 4)), (3,), None, "block"),
+                 ((1, 4), ("expand", (3, 4)), (4,), None, "expanded"),
+                 ((3, 4), None, (1,), ("expand", (4,)), "expanded"),
+                 ((3, 4), None, (4, 3), ("col", 1), "column"),
+                 ((40, 50), ("cols", (5, 38)), (33,), None, "large")]
+DOT_VIEW_CASES = [((5, 3), ("col", 1), (5,), None, "column"),
+                  ((4,), None, (4, 6), ("col", 5), "column"),
+                  ((1,), ("expand", (5,)), (5,), None, "expanded"),
+                  ((1,), ("expand", (4,)), (1,), ("expand", (4,)), "expanded")]
+# batch strides below a matrix: x.permute(1, 0, 2) of a [3, 2, 4] tensor is [2, 3, 4]
+# with batch stride 4; x[::2]: every other matrix of the batch; an expanded batch.
+BMM_VIEW_CASES = [((3, 2, 4), ("perm", (1, 0, 2)), (2, 4, 2), None, "permuted"),
+                  ((2, 3, 4), None, (4, 2, 3), ("perm", (1, 0, 2)), "permuted"),
+                  ((4, 3, 4), ("step", 2), (4, 4, 2), ("step", 2), "sliced"),
+                  ((1, 3, 4), ("expand", (2, 3, 4)), (2, 4, 2), None, "expanded"),
+                  ((2, 3, 6), ("cols", (1, 5)), (2, 4, 2), None, "block")]
+# matmul of a batched operand of 3 or more dims and a matrix or vector: a sub-block batch
+# still folds into the rows (one mm / mv on a [-1, k] view with row stride above k)...
+MATMUL_MM_VIEW_CASES = [((2, 2, 3), ("cols", (0, 2)), (2, 3), None, "block-folds"),
+                        ((2, 3, 6), ("cols", (1, 5)), (4, 2), None, "block-folds")]
+MATMUL_MV_VIEW_CASES = [((2, 2, 3), ("cols", (1, 3)), (2,), None, "block-folds"),
+                        ((2, 3, 6), ("cols", (1, 5)), (4,), None, "block-folds")]
+# ...a transposed or sliced batch does not (one bmm over the batch, the other operand
+# expanded to it), nor does a permuted batch against a batch
+MATMUL_BMM_VIEW_CASES = [((3, 2, 4), ("perm", (1, 0, 2)), (4, 2), None, "permuted"),
+                         ((4, 3, 4), ("step", 2), (4, 3), None, "sliced"),
+                         ((3, 2, 2, 4), ("perm", (1, 0, 2, 3)), (4, 3), None, "permuted-4d"),
+                         ((3, 2, 4), ("perm", (1, 0, 2)), (4,), None, "permuted-vector"),
+                         ((3, 2, 4), ("perm", (1, 0, 2)), (2, 4, 2), None, "permuted"),
+                         ((3, 2, 4), ("perm", (1, 0, 2)), (1, 4, 2), None, "permuted-broadcast"),
+                         ((4,), None, (4, 2, 3), ("perm", (1, 0, 2)), "vector-permuted")]
+# outer(a, b): mm of a column and a row
+OUTER_SHAPES = [[(3,), (4,)], [(1,), (1,)], [(0,), (3,)], [(3,), (0,)], [(5,), (2,)]]
 
 
 # float16/bfloat16 addmm: ember adds beta * self to the float32 product and rounds once,
@@ -251,6 +354,30 @@ def _max_pool_samples(distinct):
     return make
 
 
+def _max_pool_ties_samples(dtype, rng):
+    """Ties (few distinct values: the index is the first maximum's) and, for the floating
+    dtypes, NaN (a window holding one gives NaN, at the index of its last NaN)."""
+    s = []
+    nan = dtype not in INTEGRAL
+    for i, (shape, kw) in enumerate([((1, 1, 4, 4), dict(kernel_size=2)),
+                                     ((1, 2, 4, 5), dict(kernel_size=2, stride=1, padding=1)),
+                                     ((2, 2, 5, 5), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True)),
+                                     ((1, 2, 6, 6), dict(kernel_size=2, dilation=2)),
+                                     ((1, 1, 4, 4), dict(kernel_size=4))]):
+        lo = 0.0 if dtype == "uint8" else -1.0  # -1, 0, 1 (0, 1, 2 in uint8): ties in every window
+        v = np.round(rng.uniform(lo - 0.4, lo + 2.4, shape))
+        s += _both(lambda nc, v=v: (T(v, dtype, nc),), kw, "ties")
+        if nan:
+            w = rng.uniform(-3, 3, shape)
+            w[rng.random(shape) < 0.25] = np.nan
+            if i == 0:
+                w.reshape(-1)[:2] = np.nan  # a window of NaN and numbers, another all NaN
+                w[0, 0, 2:, 2:] = np.nan
+            s += _both(lambda nc, w=w: (T(w, dtype, nc),), kw, "nan")
+    s.append(Sample((T(np.ones((1, 2, 3, 3)), dtype),), dict(kernel_size=2, stride=1), "all-equal"))
+    return s
+
+
 def _avg_pool2d_samples(dtype, rng):
     s = []
     p = lambda shape, kw, name="": _pool_sample(rng, dtype, shape, kw, name)  # noqa: E731
@@ -333,6 +460,13 @@ OPS = [
            dtypes=ALL, variant="transposed"),
     OpInfo("mm", lambda m, a, b: m.matmul(a, b), _pair_samples([[(3, 4), (4, 5)]] + MATMUL_MM_SHAPES),
            dtypes=ALL, variant="matmul", onnx=True, errors=_matmul_errors),
+    # views: a sub-block (row stride above the width), expanded (stride 0) operands, 64x33 @ 33x17
+    OpInfo("mm", _viewed(lambda m, a, b: m.mm(a, b)), _view_samples(MM_VIEW_CASES), dtypes=FLOATING,
+           variant="views"),
+    OpInfo("mm", _viewed(lambda m, a, b: m.matmul(a, b)), _view_samples(MATMUL_MM_VIEW_CASES), dtypes=FLOATING,
+           variant="matmul_views"),
+    # outer: a composite, mm(a.unsqueeze(1), b.unsqueeze(0))
+    OpInfo("mm", lambda m, a, b: m.outer(a, b), _pair_samples(OUTER_SHAPES), dtypes=ALL, variant="outer"),
     # F.linear without a bias: mm(x, w.t()) (a reshape for more than 2 dims)
     OpInfo("mm", lambda m, x, w: _F(m).linear(x, w), _linear_nobias_samples, dtypes=FLOATING,
            variant="linear", onnx=True),
@@ -347,6 +481,10 @@ OPS = [
            variant="matmul", onnx=True),
     OpInfo("bmm", lambda m, a, b: a @ b, _pair_samples(MATMUL_BMM_SHAPES[:2]), dtypes=FLOAT,
            variant="matmul_operator"),
+    OpInfo("bmm", _viewed(lambda m, a, b: m.bmm(a, b)), _view_samples(BMM_VIEW_CASES), dtypes=FLOATING,
+           variant="views"),
+    OpInfo("bmm", _viewed(lambda m, a, b: m.matmul(a, b)), _view_samples(MATMUL_BMM_VIEW_CASES), dtypes=FLOATING,
+           variant="matmul_views"),
     # ---- addmm ----
     OpInfo("addmm", lambda m, s, a, b: m.addmm(s, a, b), _addmm_samples(), dtypes=ALL, onnx=True,
            errors=_addmm_errors, tol=ADDMM_TOL),
@@ -357,6 +495,10 @@ OPS = [
     # beta = 0: self is ignored (its NaNs do not propagate), its gradient is zero
     OpInfo("addmm", lambda m, s, a, b, **kw: m.addmm(s, a, b, **kw), _addmm_samples(dict(beta=0)),
            dtypes=FLOAT, variant="beta0"),
+    OpInfo("addmm", lambda m, s, a, b, **kw: m.addmm(s, a, b, **kw), _addmm_nan_self_samples,
+           dtypes=FLOATING, variant="beta0_nan"),
+    OpInfo("addmm", lambda m, s, a, b, **kw: m.addmm(s, a, b, **kw), _addmm_alpha_samples, dtypes=ALL,
+           variant="alpha", tol=ADDMM_TOL),
     OpInfo("addmm", lambda m, s, a, b: s.addmm(a, b, beta=2, alpha=0.5), _addmm_samples(), dtypes=FLOAT,
            variant="method"),
     # F.linear with a bias: addmm(b, x, w.t())
@@ -370,10 +512,16 @@ OPS = [
            variant="transposed"),
     OpInfo("mv", lambda m, a, v: m.matmul(a, v), _pair_samples(MATMUL_MV_SHAPES), dtypes=ALL,
            variant="matmul", onnx=True),
+    OpInfo("mv", _viewed(lambda m, a, v: m.mv(a, v)), _view_samples(MV_VIEW_CASES), dtypes=FLOATING,
+           variant="views"),
+    OpInfo("mv", _viewed(lambda m, a, v: m.matmul(a, v)), _view_samples(MATMUL_MV_VIEW_CASES), dtypes=FLOATING,
+           variant="matmul_views"),
     OpInfo("dot", lambda m, a, b: m.dot(a, b), _pair_samples(DOT_SHAPES), dtypes=ALL, onnx=True,
            errors=_dot_errors),
     OpInfo("dot", lambda m, a, b: a.dot(b), _pair_samples(DOT_SHAPES[:1]), dtypes=FLOAT, variant="method"),
     OpInfo("dot", lambda m, a, b: m.matmul(a, b), _pair_samples(DOT_SHAPES), dtypes=FLOAT, variant="matmul"),
+    OpInfo("dot", _viewed(lambda m, a, b: m.dot(a, b)), _view_samples(DOT_VIEW_CASES), dtypes=FLOATING,
+           variant="views"),
     # ---- convolutions ----
     # PyTorch's CPU conv2d runs every integer dtype; conv_transpose2d only int64.
     OpInfo("conv2d", lambda m, x, w, *b, **kw: _F(m).conv2d(x, w, *b, **kw), _conv2d_samples,
@@ -398,6 +546,11 @@ OPS = [
            errors=_pool_errors({})),
     OpInfo("max_pool2d_with_indices", lambda m, x, **kw: _F(m).max_pool2d_with_indices(x, **kw),
            _max_pool_samples(True), dtypes=FLOAT, variant="function"),
+    OpInfo("max_pool2d", lambda m, x, **kw: _F(m).max_pool2d(x, **kw), _max_pool_ties_samples,
+           dtypes=FLOATING + INTEGRAL, variant="ties_nan", gradcheck=False),
+    # ties and NaN: no finite differences (not differentiable where a window ties)
+    OpInfo("max_pool2d_with_indices", lambda m, x, **kw: _F(m).max_pool2d(x, return_indices=True, **kw),
+           _max_pool_ties_samples, dtypes=FLOATING + INTEGRAL, variant="ties_nan", gradcheck=False),
     # PyTorch's CPU avg_pool2d runs int64 only among the integers (integer averages truncate).
     OpInfo("avg_pool2d", lambda m, x, **kw: _F(m).avg_pool2d(x, **kw), _avg_pool2d_samples,
            dtypes=FLOATING + ("int64",), onnx=True, errors=_avg_pool2d_errors),

@@ -108,6 +108,13 @@ def _ln_backward_samples(dtype, rng):
         for nc in (False, True):
             s.append(Sample((_t(rng, shape, dtype, noncontig=nc), _t(rng, ns, dtype), _t(rng, ns, dtype),
                              _grad_out(rng, shape, dtype, nc)), dict(ns=ns)))
+    # long rows (several blocks of a row reduction)
+    s.append(Sample((_t(rng, (3, 1100), dtype), _t(rng, (1100,), dtype), _t(rng, (1100,), dtype),
+                     _grad_out(rng, (3, 1100), dtype)), dict(ns=(1100,)), "long-rows"))
+    if dtype == "float64":  # a mean far above the spread (float32 rounds such inputs to 1e-3)
+        x = T(1e4 + make_values(rng, (4, 300), dtype), dtype)
+        s.append(Sample((x, _t(rng, (300,), dtype), _t(rng, (300,), dtype), _grad_out(rng, (4, 300), dtype)),
+                        dict(ns=(300,)), "mean-offset"))
     return s
 
 
@@ -158,8 +165,9 @@ def _pad_backward_samples(dtype, rng):
     for mode in ("reflect", "replicate", "circular"):
         cases = [((1, 2, 3), (1, 2)), ((1, 2, 3, 4), (1, 1, 2, 0)), ((3, 4), (2, 1)),
                  ((1, 1, 3, 3, 3), (1, 1, 1, 0, 2, 1)), ((2, 3, 4), (3, 2))]
-        if mode == "circular":
-            cases.append(((2, 3, 5), (-1, 2)))
+        cases += [((2, 3, 5), (-1, 2)), ((2, 3, 5), (-2, -1, 1, 0))]  # negative pads crop
+        if mode != "circular":
+            cases += [((2, 3, 5), (-2, 4)), ((1, 2, 4, 5), (2, -3, -1, 2)), ((1, 1, 3, 4, 4), (-1, 1, 2, -1, 1, -2))]
         for shape, pad in cases:
             if mode == "reflect" and max(pad) >= min(shape[-1], shape[-2] if len(pad) > 2 else 99):
                 continue
@@ -199,7 +207,17 @@ def _interp_backward_samples(dtype, rng):
              ((1, 2, 4, 4), dict(scale_factor=2, mode="bilinear", align_corners=True)),
              ((1, 2, 4, 4), dict(scale_factor=1.7, mode="bilinear", recompute_scale_factor=True)),
              ((1, 1, 2, 2, 3), dict(scale_factor=2, mode="trilinear")),
-             ((1, 1, 2, 3, 2), dict(size=(3, 3, 3), mode="trilinear", align_corners=True))]
+             ((1, 1, 2, 3, 2), dict(size=(3, 3, 3), mode="trilinear", align_corners=True)),
+             # a spatial size of 1 (in, out), an empty batch, a large upsampling ratio
+             ((1, 2, 1), dict(size=5, mode="nearest")),
+             ((1, 2, 1), dict(size=5, mode="linear")),
+             ((2, 1, 5), dict(size=1, mode="linear", align_corners=True)),
+             ((1, 1, 1, 1), dict(size=(3, 4), mode="bilinear", align_corners=True)),
+             ((1, 2, 4, 5), dict(size=(1, 3), mode="bilinear")),
+             ((1, 2, 4, 5), dict(size=(1, 1), mode="bilinear", align_corners=True)),
+             ((1, 1, 3, 2, 2), dict(size=(1, 1, 1), mode="trilinear", align_corners=True)),
+             ((0, 2, 3, 4), dict(size=(5, 7), mode="bilinear")),
+             ((1, 2, 3, 3), dict(size=(64, 64), mode="bilinear"))]
     s = []
     for shape, kw in cases:
         for nc in (False, True):
@@ -310,6 +328,23 @@ def _bce_backward_samples(logits):
                                      weight=_t(rng, (3, 1), dtype, 0.2, 2, grad=False)), "pos_weight"))
             s.append(Sample((_t(rng, (), dtype, lo, hi), _t(rng, (), dtype, 0, 1), g(())), dict(reduction=red),
                             "0-dim"))
+        return s
+    return make
+
+
+def _bce_edge_backward_samples(logits):
+    """Probabilities exactly 0 and 1 (binary_cross_entropy), logits of +-100 and +-1000
+    (with logits): the saturated ends, with a grad_output per reduction."""
+    def make(dtype, rng):
+        if logits:
+            x = np.array([[100.0, -100.0, 1000.0, -1000.0], [1000.0, -1000.0, 100.0, -100.0], [30.0, -30.0, 0.0, 50.0]])
+        else:
+            x = np.array([[0.0, 1.0, 0.0, 1.0], [0.0, 1.0, 0.5, 0.25], [1.0, 0.0, 0.9, 0.0]])
+        t = np.array([[0.0, 1.0, 1.0, 0.0], [0.3, 0.7, 1.0, 0.0], [1.0, 0.0, 0.5, 1.0]])
+        s = []
+        for red in REDUCTIONS:
+            g = _grad_out(rng, (3, 4) if red == "none" else (), dtype)
+            s.append(Sample((T(x, dtype), T(t, dtype), g), dict(reduction=red), "saturated"))
         return s
     return make
 
@@ -593,6 +628,13 @@ OPS = [
         (0, 1)),
     _op("binary_cross_entropy_with_logits_backward", _pair_forward("binary_cross_entropy_with_logits"),
         _bce_backward_samples(True), (0, 1)),
+    # probabilities exactly 0 and 1 (no finite differences: the log's domain ends there). Not
+    # float16: torch's CPU kernel divides by max(x (1 - x), 1e-12), and 1e-12 is 0 in float16,
+    # so where x = t = 0 or 1 it gives 0 / 0 = NaN (ember: 0, the float32 and float64 value).
+    _op("binary_cross_entropy_backward", _pair_forward("binary_cross_entropy"), _bce_edge_backward_samples(False),
+        (0, 1), variant="saturated", errors=None, gradcheck=False, dtypes=FLOAT + ("bfloat16",)),
+    _op("binary_cross_entropy_with_logits_backward", _pair_forward("binary_cross_entropy_with_logits"),
+        _bce_edge_backward_samples(True), (0, 1), variant="large_logits", errors=None),
     # ---- dropout ----
     # Random: the gradient is grad_output times the drawn mask, scaled by 1 / (1 - p).
     OpInfo("dropout_backward", _dropout_grad(0.5), _dropout_backward_samples, dtypes=FLOATING, grad=False,

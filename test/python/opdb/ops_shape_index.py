@@ -355,7 +355,21 @@ def _nonzero_samples(dtype, rng):
             out.append(Sample((T(v, dtype, noncontig=nc),)))
     out.append(Sample((T(np.zeros((2, 3)), dtype),)))
     out.append(Sample((T(np.zeros(()), dtype),)))
+    if dtype in FLOATING:  # NaN is nonzero, -0.0 is zero
+        v = np.array([[np.nan, -0.0, 0.0, 1.0], [-0.0, np.inf, np.nan, -np.inf], [0.0, -0.0, 0.0, -0.0]])
+        out.append(Sample((T(v, dtype),), name="nan-negzero"))
+        out.append(Sample((T(v, dtype, noncontig=True),), name="nan-negzero"))
     return out
+
+
+def _nonzero_large_samples(dtype, rng):
+    """_nonzero_samples and a large input with few nonzeros (several blocks of a
+    device's count-then-write, most of them empty)."""
+    v = np.zeros(300000)
+    hits = np.sort(rng.choice(v.size, 37, replace=False))
+    v[hits] = make_values(rng, (37,), dtype, 1, 3)
+    v[-1] = 1  # the last element
+    return _nonzero_samples(dtype, rng) + [Sample((T(v.reshape(600, 500), dtype),), name="large")]
 
 
 # ---- sort, topk, unique ---------------------------------------------------------------------
@@ -385,6 +399,82 @@ def _topk_samples(dtype, rng):
     return out
 
 
+def _tied_values(rng, shape, dtype):
+    """Values with many ties: a few distinct values (-2 .. 2; bools half true)."""
+    if dtype == "bool":
+        return rng.random(shape) < 0.5
+    return np.round(rng.uniform(-2.4, 2.4, shape)) if dtype not in ("uint8",) else rng.integers(0, 4, shape)
+
+
+# Rows with ties and NaN (NaN after every number ascending, before it descending);
+# -0.0 and 0.0 tie.
+_NAN_ROWS = np.array([[1.0, np.nan, 1.0, -0.0, 0.0, np.nan, 1.0, -2.0],
+                      [np.nan, np.nan, np.nan, 2.0, -0.0, 2.0, 0.0, np.nan]])
+
+
+def _sort_ties_samples(dtype, rng):
+    """Ties in every row (and NaN, for the floating dtypes), along each dim, both orders,
+    contiguous and strided."""
+    out = []
+    for shape, kw in [((3, 8), {}), ((6, 3), {"dim": 0}), ((2, 5, 3), {"dim": 1, "descending": True}),
+                      ((40,), {"descending": True}), ((4, 7), {"dim": -1, "descending": True})]:
+        v = _tied_values(rng, shape, dtype)
+        for nc in (False, True):
+            out.append(Sample((T(v, dtype, noncontig=nc),), dict(kw), "ties"))
+    if dtype in FLOATING:
+        for kw in ({}, {"descending": True}):
+            out.append(Sample((T(_NAN_ROWS, dtype),), dict(kw), "ties-nan"))
+            out.append(Sample((T(_NAN_ROWS.T.copy(), dtype, noncontig=True),), dict(kw, dim=0), "ties-nan"))
+    return out
+
+
+def _sort_unstable(m, x, dim=-1, descending=False):
+    """sort with stable=False where ties may come in any order: the values, the input
+    gathered at the indices (the values again) and the indices sorted along dim (0 .. n-1:
+    a permutation), which do not depend on the order of ties."""
+    v, i = m.sort(x, dim=dim, descending=descending, stable=False)
+    return v, x.gather(dim, i), i.sort(dim).values
+
+
+def _distinct_along(i, dim):
+    """Whether the indices along dim are distinct (a bool per slice)."""
+    s = i.sort(dim).values
+    n = s.shape[dim]
+    return (s.narrow(dim, min(n, 1), max(n - 1, 0)) != s.narrow(dim, 0, max(n - 1, 0))).all(dim)
+
+
+def _topk_tied(m, x, k, dim=-1, largest=True, sorted=True):
+    """topk where ties at the k-th value may pick any of the tied elements (and, with
+    sorted=False, in any order): the values (sorted along dim when sorted=False), the
+    input gathered at the indices (the same), and whether the indices are distinct."""
+    v, i = m.topk(x, k, dim=dim, largest=largest, sorted=sorted)
+    g = x.gather(dim, i)
+    if not sorted:
+        v, g = v.sort(dim).values, g.sort(dim).values
+    return v, g, _distinct_along(i, dim)
+
+
+def _topk_tied_bool_ref(m, x, k, **kw):
+    """torch's topk takes no bool on the CPU: the same in uint8, as bools."""
+    v, g, d = _topk_tied(m, x.to(m.uint8), k, **kw)
+    return v.bool(), g.bool(), d
+
+
+def _topk_ties_samples(dtype, rng):
+    """Ties at the k-th value, NaN (the largest: NaN ties too), sorted or not."""
+    out = []
+    for shape, k, kw in [((3, 8), 3, {}), ((6, 4), 2, {"dim": 0}), ((2, 6, 2), 4, {"dim": 1, "largest": False}),
+                         ((12,), 5, {}), ((4, 7), 7, {"largest": False}), ((5,), 0, {}), ((0, 3), 2, {"dim": 1})]:
+        v = _tied_values(rng, shape, dtype)
+        for nc in (False, True):
+            out.append(Sample((T(v, dtype, noncontig=nc), k), dict(kw), "ties"))
+    if dtype in FLOATING:
+        for k, kw in [(3, {}), (5, {"largest": False}), (8, {})]:
+            out.append(Sample((T(_NAN_ROWS, dtype), k), dict(kw), "nan"))
+        out.append(Sample((T(_NAN_ROWS.T.copy(), dtype, noncontig=True), 4), {"dim": 0}, "nan"))
+    return out
+
+
 def _dim_error(error=IndexError, **kw):
     def make(rng):
         return [ErrorCase(Sample((_t(rng, (3, 4), "float32"),), kw), error)]
@@ -399,6 +489,10 @@ def _unique_samples(dtype, rng):
             v = np.round(v)  # repeated values
         for nc in (False, True):
             out.append(Sample((T(v, dtype, noncontig=nc),)))
+    if dtype in FLOATING:  # NaN: each one its own value (NaN != NaN), after every number
+        out.append(Sample((T(np.array([np.nan, 1.0, np.nan, -0.0, 0.0, 1.0, 2.0, np.nan]), dtype),), name="nan"))
+        out.append(Sample((T(np.array([[np.nan, 2.0, 2.0], [np.nan, np.nan, -1.0]]), dtype, noncontig=True),),
+                          name="nan"))
     return out
 
 
@@ -409,6 +503,10 @@ def _unique_dim_samples(dtype, rng):
         v = np.take(v, rng.integers(0, shape[dim], shape[dim]), axis=dim)  # repeated slices
         for nc in (False, True):
             out.append(Sample((T(v, dtype, noncontig=nc), dim)))
+    if dtype in FLOATING:  # slices holding NaN: never equal to another
+        v = np.array([[np.nan, 1.0], [2.0, 0.0], [np.nan, 1.0], [2.0, 0.0], [-1.0, np.nan]])
+        out.append(Sample((T(v, dtype), 0), name="nan"))
+        out.append(Sample((T(v.T.copy(), dtype, noncontig=True), 1), name="nan"))
     return out
 
 
@@ -496,6 +594,44 @@ def _setitem(x, key, v):
     return x
 
 
+_PUT_KEYS = {"i": lambda i: i, ":,i": lambda i: (slice(None), i), "...,i": lambda i: (Ellipsis, i),
+             ":,i,:": lambda i: (slice(None), i, slice(None))}
+
+
+def _setitem_key(m, x, i, v, key="i"):
+    """x[key] = v on a clone, key a _PUT_KEYS entry: the index alone or after full
+    slices (a None entry in index_put_'s indices)."""
+    return _setitem(x.clone(), _PUT_KEYS[key](i), v)
+
+
+def _put_none_samples(dtype, rng):
+    """x[:, i] = v: distinct indices into dim 1 (or the last) with values of the result's
+    shape, broadcast, 0-dim, and a Python number."""
+    out = []
+    for nc in (False, True):
+        out += [Sample((_t(rng, (4, 3), dtype, noncontig=nc), _i(rng.permutation(3)[:2], nc),
+                        _t(rng, (4, 2), dtype, noncontig=nc)), {"key": ":,i"}),
+                Sample((_t(rng, (4, 3), dtype, noncontig=nc), _i([2, -3]), _t(rng, (2,), dtype)), {"key": ":,i"}),
+                Sample((_t(rng, (2, 3, 4), dtype, noncontig=nc), _i([[2], [0]]), _t(rng, (), dtype)),
+                       {"key": ":,i,:"}),
+                Sample((_t(rng, (2, 3, 4), dtype, noncontig=nc), _i(rng.permutation(4)[:3]), _t(rng, (3, 3), dtype)),
+                       {"key": "...,i"}),
+                Sample((_t(rng, (2, 3, 4), dtype, noncontig=nc), _i([1, 0]), _fill_value(dtype)), {"key": ":,i"}),
+                Sample((_t(rng, (4, 3), dtype, noncontig=nc), _i(np.zeros(0)), _t(rng, (4, 0), dtype)), {"key": ":,i"})]
+    return out
+
+
+def _put_number_samples(dtype, rng):
+    """x[i] = number: a Python number value (wrapped as a 0-dim tensor of x's dtype)."""
+    v = _fill_value(dtype)
+    out = []
+    for nc in (False, True):
+        out += [Sample((_t(rng, (4, 3), dtype, noncontig=nc), _i([3, 0], nc), v)),
+                Sample((_t(rng, (2, 3, 2), dtype, noncontig=nc), _i([[1], [0]]), v)),
+                Sample((_t(rng, (4, 3), dtype, noncontig=nc), _i([-1]), 0 if dtype != "bool" else False))]
+    return out
+
+
 def _put_two_samples(dtype, rng):
     out = []
     for nc in (False, True):
@@ -529,6 +665,15 @@ def _searchsorted_samples(dtype, rng):
             seq = _sorted(rng, sshape, dtype)
             seq = T(seq.values, dtype, noncontig=nc)
             out.append(Sample((seq, _t(rng, vshape, dtype, -4, 4, noncontig=nc)), kw))
+    if dtype in FLOATING:
+        # NaN values (after every number), and a sequence sorted the way sort() orders
+        # NaN (at its end)
+        vals = T(np.array([np.nan, 1.0, -4.0, np.nan, 2.5, 0.0]), dtype)
+        for seq in (np.array([-3.0, -1.0, 0.0, 1.0, 2.5]), np.array([-3.0, 0.0, 1.0, np.nan, np.nan]),
+                    np.array([[-1.0, 1.0, np.nan], [0.0, 2.5, 3.0]])):
+            v = vals if seq.ndim == 1 else T(vals.values.reshape(2, 3), dtype)
+            for kw in ({}, {"right": True}):
+                out.append(Sample((T(seq, dtype), v), kw, "nan"))
     return out
 
 
@@ -642,7 +787,7 @@ OPS = [
            dtypes=ALL_AND_BOOL, variant="tensor_value", inplace=lambda m, x, mask, v: x.masked_fill_(mask, v)),
     OpInfo("masked_fill_", lambda m, x, mask, value: m.masked_fill(x, mask, value), _masked_fill_broadcast_samples,
            dtypes=ALL_AND_BOOL, variant="masked_fill", onnx=True),
-    OpInfo("nonzero", lambda m, x: m.nonzero(x), _nonzero_samples, dtypes=ALL_AND_BOOL, grad=False, onnx=True,
+    OpInfo("nonzero", lambda m, x: m.nonzero(x), _nonzero_large_samples, dtypes=ALL_AND_BOOL, grad=False, onnx=True,
            errors=lambda rng: [ErrorCase(Sample(([1.0, 2.0],)), TypeError)]),
     OpInfo("nonzero", lambda m, x: x.nonzero(as_tuple=True), _nonzero_samples, dtypes=ALL_AND_BOOL,
            variant="as_tuple", grad=False),
@@ -657,12 +802,26 @@ OPS = [
     OpInfo("sort", lambda m, x, **kw: x.sort(**kw), _sort_samples, dtypes=FLOAT, variant="method"),
     OpInfo("sort", lambda m, x, **kw: m.argsort(x, stable=True, **kw), _sort_samples, dtypes=ALL_AND_BOOL,
            variant="argsort", grad=False),
+    # ties: stable=True keeps their order (indices as torch's; no finite differences where
+    # elements tie); stable=False any order (values, gathered values, a permutation)
+    OpInfo("sort", lambda m, x, **kw: m.sort(x, stable=True, **kw), _sort_ties_samples, dtypes=ALL_AND_BOOL,
+           variant="ties", gradcheck=False),
+    OpInfo("sort", _sort_unstable, _sort_ties_samples, dtypes=ALL_AND_BOOL, variant="ties_unstable", grad=False),
+    OpInfo("sort", lambda m, x, **kw: m.argsort(x, stable=True, **kw), _sort_ties_samples, dtypes=ALL_AND_BOOL,
+           variant="argsort_ties", grad=False),
     OpInfo("topk", lambda m, x, k, **kw: m.topk(x, k, **kw), _topk_samples, dtypes=NUMERIC, onnx=True,
            errors=lambda rng: [ErrorCase(Sample((_t(rng, (3, 4), "float32"), 5)), RuntimeError),
                                ErrorCase(Sample((_t(rng, (3, 4), "float32"), -1)), RuntimeError),
                                ErrorCase(Sample((_t(rng, (3, 4), "float32"), 1), {"dim": 2}), IndexError)]),
     OpInfo("topk", lambda m, x, k, **kw: x.topk(k, sorted=True, **kw), _topk_samples, dtypes=FLOAT,
            variant="method"),
+    # ties and NaN at the k-th value: which tied element is picked is not specified
+    # (values, gathered values and distinct indices, not the indices, are compared)
+    OpInfo("topk", _topk_tied, _topk_ties_samples, dtypes=NUMERIC, variant="ties", grad=False),
+    OpInfo("topk", lambda m, x, k, **kw: _topk_tied(m, x, k, sorted=False, **kw), _topk_ties_samples,
+           dtypes=NUMERIC, variant="unsorted", grad=False),
+    OpInfo("topk", _topk_tied, _topk_ties_samples, ref=_topk_tied_bool_ref, dtypes=("bool",), variant="bool",
+           grad=False),
     OpInfo("unique", _unique, _unique_samples, dtypes=ALL_AND_BOOL, grad=False,
            errors=lambda rng: [ErrorCase(Sample((_t(rng, (3, 4), "float32"), 2)), IndexError),
                                ErrorCase(Sample((_t(rng, (), "float32"), 0)), IndexError)]),
@@ -688,6 +847,11 @@ OPS = [
     OpInfo("index_put_", lambda m, x, i, v: _setitem(x.clone(), i, v), _index_put_samples(leading_ones=True),
            dtypes=ALL_AND_BOOL,
            variant="setitem"),
+    # a None entry in the indices: x[:, i] = v (index_put_'s Python form takes no None)
+    OpInfo("index_put_", _setitem_key, _put_none_samples, dtypes=ALL_AND_BOOL, variant="setitem_none"),
+    # a Python number value: x[i] = 2.5
+    OpInfo("index_put_", lambda m, x, i, v: _setitem(x.clone(), i, v), _put_number_samples, dtypes=ALL_AND_BOOL,
+           variant="setitem_number"),
     OpInfo("index_put_", lambda m, x, i, j, v: _setitem(x.clone(), (i, j), v), _put_two_samples, dtypes=FLOAT,
            variant="setitem_two"),
     OpInfo("index_put_", lambda m, x, mask, value: _setitem(x.clone(), mask, value), _put_mask_samples,
