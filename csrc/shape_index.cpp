@@ -252,19 +252,25 @@ void bind_sorting(py::module_& m, TensorClass& cls) {
 }
 
 void bind_index_put(py::module_& m, TensorClass& cls) {
-  // indices: a tuple of tensors (None leaves a dim whole), as in PyTorch.
-  auto tensors = [](const std::vector<std::optional<Tensor>>& idx) {
+  // indices: a tuple of tensors. PyTorch's binding takes no None here (x[:, i] = v
+  // is the way to leave a dim whole), and raises TypeError naming the element.
+  auto tensors = [](const char* op, const std::vector<std::optional<Tensor>>& idx) {
     TensorList out;
-    for (const auto& t : idx) out.push_back(t ? *t : Tensor());
+    for (size_t k = 0; k < idx.size(); ++k) {
+      if (!idx[k])
+        throw TypeError(detail::str(op, "(): expected Tensor as element ", k,
+                                         " in argument 'indices', but got NoneType"));
+      out.push_back(*idx[k]);
+    }
     return out;
   };
   cls.def("index_put_", [tensors](Tensor& t, const std::vector<std::optional<Tensor>>& idx,
                                   const Tensor& values, bool accumulate) -> Tensor {
-    return index_put_(t, tensors(idx), values, accumulate);
+    return index_put_(t, tensors("index_put_", idx), values, accumulate);
   }, py::arg("indices"), py::arg("values"), py::arg("accumulate") = false);
   auto put = [tensors](const Tensor& t, const std::vector<std::optional<Tensor>>& idx,
                        const Tensor& values, bool accumulate) {
-    return index_put(t, tensors(idx), values, accumulate);
+    return index_put(t, tensors("index_put", idx), values, accumulate);
   };
   m.def("index_put", put, py::arg("input"), py::arg("indices"), py::arg("values"),
         py::arg("accumulate") = false);

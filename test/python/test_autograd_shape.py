@@ -116,7 +116,9 @@ CASES = {
     "index_put": (lambda a, v: a.index_put((I([1, 0]),), v), lambda: [leaf(2, 3), leaf(2, 3)]),
     "index_put_accumulate": (lambda a, v: a.index_put((I([1, 1, 0, 1]),), v, accumulate=True),
                              lambda: [leaf(2, 3), leaf(4, 3)]),
-    "index_put_accumulate_inplace": (lambda a, v: (a * 1).index_put_((None, I([2, 2])), v, accumulate=True),
+    # every row, column 2 twice: rows [[0], [1]] broadcast against columns [2, 2]
+    "index_put_accumulate_inplace": (lambda a, v: (a * 1).index_put_((I([[0], [1]]), I([2, 2])), v,
+                                                                     accumulate=True),
                                      lambda: [leaf(2, 3), leaf(2)]),
 }
 

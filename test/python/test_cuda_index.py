@@ -49,9 +49,10 @@ def test_nonzero_nan_signed_zero_and_large():
 
 # ---- index_put -----------------------------------------------------------------------------
 
-def test_index_put_with_a_none_index_and_cpu_scalar_value():
-    def put(t, i, v):
-        return ember.index_put(t, (None, i), v, accumulate=True)
+def test_index_put_with_broadcast_indices_and_cpu_scalar_value():
+    def put(t, i, v):  # every row (a [3, 1] index broadcast against i), columns i, repeated
+        rows = ember.arange(3, device=t.device).unsqueeze(1)
+        return ember.index_put(t, (rows, i), v, accumulate=True)
     check_against_cpu(put, randn(3, 4), idx([1, 1, 3]), randn(3, 3), grad=True)
     x = ember.zeros(4, device="cuda")
     x[ember.tensor([1, 3], device="cuda")] = ember.tensor(2.0)

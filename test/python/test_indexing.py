@@ -284,8 +284,13 @@ def test_index_put_accumulate():
     expected = np.zeros(5)
     np.add.at(expected, [0, 1, 1, 4, 1], [1, 2, 3, 4, 5])
     assert_close(x, expected)
-    y = ember.index_put(ember.zeros(2, 3), (None, long_t([2, 0])), to_ember(np.ones((2, 2), np.float32)))
+    y = ember.index_put(ember.zeros(2, 3), (long_t([0, 1, 0, 1]), long_t([2, 2, 0, 0])),
+                        to_ember(np.ones(4, np.float32)))
     assert_close(y, np.array([[1, 0, 1], [1, 0, 1]]))
+    # a dim left whole is x[:, i] = v; index_put's indices are tensors only, as PyTorch's
+    z = ember.zeros(2, 3)
+    z[:, long_t([2, 0])] = to_ember(np.ones((2, 2), np.float32))
+    assert_close(z, np.array([[1, 0, 1], [1, 0, 1]]))
 
 
 def test_large_advanced_index_runs_in_parallel_blocks():

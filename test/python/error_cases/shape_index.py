@@ -116,6 +116,11 @@ CASES = [
     ("setitem a string", lambda: _setitem(Z(3), 0, "a"), TypeError, r"can't assign a str to a Tensor"),
     ("index_put_ of another dtype", lambda: Z(3).index_put_((_idx(0),), Z(1, dtype=ember.float64)), RuntimeError,
      r"index_put_: Index put requires the source and destination dtypes match"),
+    # PyTorch's binding takes tensors only in `indices` (x[:, i] = v leaves a dim whole)
+    ("index_put_ with a None index", lambda: Z(2, 3).index_put_((None, _idx(0)), Z([])), TypeError,
+     r"index_put_\(\): expected Tensor as element 0 in argument 'indices', but got NoneType"),
+    ("index_put with a None index", lambda: ember.index_put(Z(2, 3), (_idx(0), None), Z([])), TypeError,
+     r"index_put\(\): expected Tensor as element 1 in argument 'indices', but got NoneType"),
     # the tensor API round-out (tensor_api.h)
     ("movedim repeated source", lambda: ember.movedim(Z(2, 3), (0, 0), (0, 1)), RuntimeError,
      r"movedim: repeated dim in `source`"),
