@@ -108,8 +108,7 @@ ReduceMeta any_all(const OpCall& c) {
 // cumsum, cumprod, softmax, log_softmax: one output of self's shape, computed
 // along one dim of x (contiguous).
 template <class Args>
-ReduceMeta along_dim(const OpCall& c, const Tensor& x) {
-  const Args a = Args::from(c);
+ReduceMeta along_dim(const OpCall& c, const Args& a, const Tensor& x) {
   const Tensor& self = c.in(0);
   ReduceMeta m;
   m.outputs.push_back(output_for(c, 0, self.sizes(), a.dtype));
@@ -123,12 +122,13 @@ ReduceMeta along_dim(const OpCall& c, const Tensor& x) {
 // softmax always computes in its result's (floating) dtype.
 template <class Args>
 ReduceMeta scan(const OpCall& c) {
-  return along_dim<Args>(c, read_as(c.in(0), Args::from(c).dtype));
+  const Args a = Args::from(c);
+  return along_dim(c, a, read_as(c.in(0), a.dtype));
 }
 template <class Args>
 ReduceMeta softmax_like(const OpCall& c) {
-  const DType dt = Args::from(c).dtype;
-  return along_dim<Args>(c, c.in(0).dtype() == dt ? c.in(0) : c.in(0).to(dt));
+  const Args a = Args::from(c);
+  return along_dim(c, a, c.in(0).dtype() == a.dtype ? c.in(0) : c.in(0).to(a.dtype));
 }
 
 }  // namespace

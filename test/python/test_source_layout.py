@@ -53,41 +53,28 @@ def test_the_rules_see_includes():
 # argument order then lives in the schema row alone. The one reader left is the
 # random ops' convention that a call's last two attrs are its Philox seed and
 # offset (lib/ops/random_call.h), shared by rows of different signatures.
-POSITIONAL_READ = re.compile(r"(?:\.|->)attr\(")
-POSITIONAL_READ_ALLOWED = {"ops/random_call.h"}
-
-
-def test_no_positional_attribute_reads():
-    bad = []
-    for path in sorted(LIB.rglob("*")):
-        rel = path.relative_to(LIB).as_posix()
-        if path.suffix in SOURCES and rel not in POSITIONAL_READ_ALLOWED:
-            for i, line in enumerate(path.read_text().splitlines(), 1):
-                if POSITIONAL_READ.search(line):
-                    bad.append(f"lib/{rel}:{i}: {line.strip()}")
-    assert not bad, "read attributes through the op's Args struct:\n" + "\n".join(bad)
-    # The allowed reader still exists and still reads by position (else drop it here).
-    for rel in POSITIONAL_READ_ALLOWED:
-        assert POSITIONAL_READ.search((LIB / rel).read_text()), rel
-
-
 # Writing them by position (`{Attr(dims), Attr(keepdim)}`) likewise: op functions
 # build a call's attributes with designated initializers,
 # `SumArgs{.dim = dims, .keepdim = keepdim, .dtype = dt}.attrs()`, which the compiler
 # checks against the row's names and order. The model-file reader turns stored
 # values back into attrs generically.
-POSITIONAL_WRITE = re.compile(r"\bAttr\(")
-POSITIONAL_WRITE_ALLOWED = {"dispatch/op_call.h", "jit/graph_json.cpp"}
+# (what, the pattern, the files allowed to use it)
+POSITIONAL_ACCESS = [
+    ("read", re.compile(r"(?:\.|->)attr\("), {"ops/random_call.h"}),
+    ("write", re.compile(r"\bAttr\("), {"dispatch/op_call.h", "jit/graph_json.cpp"}),
+]
 
 
-def test_no_positional_attribute_writes():
+@pytest.mark.parametrize("what,pattern,allowed", POSITIONAL_ACCESS, ids=[a[0] for a in POSITIONAL_ACCESS])
+def test_no_positional_attribute_access(what, pattern, allowed):
     bad = []
     for path in sorted(LIB.rglob("*")):
         rel = path.relative_to(LIB).as_posix()
-        if path.suffix in SOURCES and rel not in POSITIONAL_WRITE_ALLOWED:
+        if path.suffix in SOURCES and rel not in allowed:
             for i, line in enumerate(path.read_text().splitlines(), 1):
-                if POSITIONAL_WRITE.search(line):
+                if pattern.search(line):
                     bad.append(f"lib/{rel}:{i}: {line.strip()}")
-    assert not bad, "write attributes through the op's Args struct:\n" + "\n".join(bad)
-    for rel in POSITIONAL_WRITE_ALLOWED:
-        assert POSITIONAL_WRITE.search((LIB / rel).read_text()), rel
+    assert not bad, f"{what} attributes through the op's Args struct:\n" + "\n".join(bad)
+    # Each allowed file still matches (else drop it from the list).
+    for rel in allowed:
+        assert pattern.search((LIB / rel).read_text()), rel
