@@ -11,8 +11,11 @@ from ..autograd import no_grad
 
 __all__ = [
     "calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_",
-    "eye_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
-    "orthogonal_",
+    "eye_", "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
+    "orthogonal_", "sparse_",
+    # deprecated aliases (FutureWarning, as torch)
+    "uniform", "normal", "constant", "eye", "dirac", "xavier_uniform", "xavier_normal",
+    "kaiming_uniform", "kaiming_normal", "orthogonal", "sparse",
 ]
 
 _LINEAR_GAIN = ["linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
@@ -83,6 +86,8 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     mass, uniformly from [a, b] accepted with probability density / max density.
     So unlike torch it stays exact (and silent) when mean is far outside [a, b].
     """
+    # torch's sampler only uses std squared: a negative std acts as its absolute value.
+    std = abs(std)
     lo, hi = (a - mean) / std, (b - mean) / std
     mass = _standard_normal_mass(lo, hi)
     z_nearest = 0.0 if lo <= 0.0 <= hi else min(abs(lo), abs(hi))
@@ -132,6 +137,27 @@ def eye_(tensor):
         raise ValueError("Only tensors with 2 dimensions are supported")
     with no_grad():
         tensor.copy_(_C.eye(tensor.shape[0], tensor.shape[1], dtype=tensor.dtype))
+    return tensor
+
+
+def dirac_(tensor, groups=1):
+    """Fills a 3-, 4- or 5-D convolution weight with the Dirac delta: each output channel
+    d of each of the `groups` groups takes input channel d at the kernel's centre, so the
+    convolution passes its first min(out_channels / groups, in_channels) channels through."""
+    dimensions = tensor.dim()
+    if dimensions not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tensor.shape
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    out_chans_per_grp = sizes[0] // groups
+    min_dim = min(out_chans_per_grp, sizes[1])
+    centre = tuple(s // 2 for s in sizes[2:])
+    with no_grad():
+        tensor.zero_()
+        for g in range(groups):
+            for d in range(min_dim):
+                tensor[(g * out_chans_per_grp + d, d) + centre] = 1
     return tensor
 
 
@@ -207,3 +233,45 @@ def _orthonormal_columns(m):
                 v = v - q.matmul(q.t().matmul(v))
         columns.append(v / v.norm())
     return _C.cat(columns, 1)
+
+
+def sparse_(tensor, sparsity, std=0.01, generator=None):
+    """Fills a 2-D tensor with N(0, std^2) values and then zeroes ceil(sparsity * rows)
+    randomly chosen entries of each column (a dense tensor, as torch's)."""
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    num_zeros = math.ceil(sparsity * rows)
+    with no_grad():
+        tensor.normal_(0, std, generator=generator)
+        for col_idx in range(cols):
+            zero_indices = _C.randperm(rows, generator=generator)[:num_zeros]
+            tensor[zero_indices, col_idx] = 0
+    return tensor
+
+
+def _make_deprecate(meth):
+    new_name = meth.__name__
+    old_name = new_name[:-1]
+
+    def deprecated_init(*args, **kwargs):
+        warnings.warn(f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{new_name}`.",
+                      FutureWarning, stacklevel=2)
+        return meth(*args, **kwargs)
+
+    deprecated_init.__doc__ = f"{old_name}(...): deprecated, use {new_name}."
+    deprecated_init.__name__ = old_name
+    return deprecated_init
+
+
+uniform = _make_deprecate(uniform_)
+normal = _make_deprecate(normal_)
+constant = _make_deprecate(constant_)
+eye = _make_deprecate(eye_)
+dirac = _make_deprecate(dirac_)
+xavier_uniform = _make_deprecate(xavier_uniform_)
+xavier_normal = _make_deprecate(xavier_normal_)
+kaiming_uniform = _make_deprecate(kaiming_uniform_)
+kaiming_normal = _make_deprecate(kaiming_normal_)
+orthogonal = _make_deprecate(orthogonal_)
+sparse = _make_deprecate(sparse_)
