@@ -52,3 +52,19 @@ def copy_state(torch_module, ember_module):
     sd = {k: ember.from_numpy(v.detach().numpy().copy()) for k, v in
           torch_module.state_dict().items()}
     ember_module.load_state_dict(sd)
+
+
+def assert_same(ember_tensor, torch_tensor, tol=1e-10):
+    """Equal values (through numpy), within tol both relative and absolute."""
+    np.testing.assert_allclose(ember_tensor.detach().numpy(), torch_tensor.detach().numpy(),
+                               rtol=tol, atol=tol)
+
+
+def module_pair(torch, make_ember, make_torch, seed=0):
+    """(ember module, torch module) in float64 with the torch one's initial weights
+    (torch seeded with seed) copied into the ember one."""
+    torch.manual_seed(seed)
+    torch_module = make_torch().double()
+    ember_module = make_ember().double()
+    copy_state(torch_module, ember_module)
+    return ember_module, torch_module

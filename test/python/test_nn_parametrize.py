@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import ember
+from _torch_compare import assert_same, copy_state, module_pair
 import ember.nn as enn
 import ember.nn.utils.parametrizations as EPS
 import ember.nn.utils.parametrize as EP
@@ -19,21 +20,10 @@ TP = torch.nn.utils.parametrize
 TPS = torch.nn.utils.parametrizations
 
 
-def _close(e, t, tol=1e-10):
-    np.testing.assert_allclose(e.detach().numpy(), t.detach().numpy(), rtol=tol, atol=tol)
-
-
-def _sync(e, t):
-    """Loads t's state_dict (through numpy) into e."""
-    e.load_state_dict({k: ember.tensor(v.detach().numpy()) for k, v in t.state_dict().items()})
 
 
 def _pair(make_e, make_t, seed=0):
-    torch.manual_seed(seed)
-    t = make_t().double()
-    e = make_e().double()
-    _sync(e, t)
-    return e, t
+    return module_pair(torch, make_e, make_t, seed)
 
 
 def _linear(n_in=4, n_out=4, seed=0):
@@ -85,12 +75,12 @@ T_SYM, T_SCALE, T_HALVES, T_FIRSTROW, T_TOFLOAT = _both("torch")
 def _forward_backward(e, t, x_shape=(3, 4)):
     ex, tx = _x(*x_shape)
     eo, to = e(ex), t(tx)
-    _close(eo, to)
+    assert_same(eo, to)
     (eo * eo).sum().backward()
     (to * to).sum().backward()
     for (en, ep), (tn, tp) in zip(e.named_parameters(), t.named_parameters()):
         assert en == tn
-        _close(ep.grad, tp.grad)
+        assert_same(ep.grad, tp.grad)
 
 
 # ---- parametrize ------------------------------------------------------------------------
@@ -107,8 +97,8 @@ def test_register_parametrization_matches_torch():
     assert list(e.state_dict()) == list(t.state_dict()) == [
         "bias", "parametrizations.weight.original"]
     assert [n for n, _ in e.named_parameters()] == [n for n, _ in t.named_parameters()]
-    _close(e.parametrizations.weight.original, t.parametrizations.weight.original)
-    _close(e.weight, t.weight)
+    assert_same(e.parametrizations.weight.original, t.parametrizations.weight.original)
+    assert_same(e.weight, t.weight)
     np.testing.assert_array_equal(e.weight.detach().numpy(), e.weight.detach().numpy().T)
     assert repr(e) == repr(t).replace("torch", "ember")
     _forward_backward(e, t)
@@ -123,8 +113,8 @@ def test_assignment_calls_right_inverse():
     e.weight = ember.tensor(value)
     t.weight = torch.tensor(value)
     assert e.parametrizations.weight.original is original  # set in place
-    _close(e.parametrizations.weight.original, t.parametrizations.weight.original)
-    _close(e.weight, t.weight)
+    assert_same(e.parametrizations.weight.original, t.parametrizations.weight.original)
+    assert_same(e.weight, t.weight)
     # a Parameter can not be assigned over the property (torch's KeyError)
     for m, P in ((e, enn.Parameter), (t, tnn.Parameter)):
         with pytest.raises(KeyError, match="already exists"):
@@ -148,8 +138,8 @@ def test_chained_parametrizations():
         P.register_parametrization(m, "bias", Sc())
     assert len(e.parametrizations.weight) == 2
     assert list(e.state_dict()) == list(t.state_dict())
-    _close(e.weight, t.weight)
-    _close(e.bias, t.bias)
+    assert_same(e.weight, t.weight)
+    assert_same(e.bias, t.bias)
     _forward_backward(e, t)
 
 
@@ -171,7 +161,7 @@ def test_parametrization_changing_shape_or_dtype_needs_unsafe(kind):
         assert m.parametrizations.weight.unsafe
     assert tuple(e.weight.shape) == tuple(t.weight.shape)
     assert str(e.weight.dtype).split(".")[-1] == str(t.weight.dtype).split(".")[-1]
-    _close(e.weight, t.weight, 1e-6)
+    assert_same(e.weight, t.weight, 1e-6)
 
 
 def test_sequence_right_inverse_registers_original0_1():
@@ -181,19 +171,19 @@ def test_sequence_right_inverse_registers_original0_1():
     assert list(e.state_dict()) == list(t.state_dict()) == [
         "bias", "parametrizations.weight.original0", "parametrizations.weight.original1"]
     assert isinstance(e.parametrizations.weight.original0, enn.Parameter)
-    _close(e.parametrizations.weight.original0, t.parametrizations.weight.original0)
-    _close(e.weight, t.weight)
+    assert_same(e.parametrizations.weight.original0, t.parametrizations.weight.original0)
+    assert_same(e.weight, t.weight)
     _forward_backward(e, t)
     value = np.arange(16.0).reshape(4, 4)
     e.weight = ember.tensor(value)
     t.weight = torch.tensor(value)
-    _close(e.parametrizations.weight.original1, t.parametrizations.weight.original1)
+    assert_same(e.parametrizations.weight.original1, t.parametrizations.weight.original1)
     for m, P in ((e, EP), (t, TP)):
         with pytest.raises(ValueError, match="Cannot leave unparametrized"):
             P.remove_parametrizations(m, "weight", leave_parametrized=False)
         P.remove_parametrizations(m, "weight")
     assert isinstance(e.weight, enn.Parameter) and type(e) is enn.Linear
-    _close(e.weight, t.weight)
+    assert_same(e.weight, t.weight)
 
 
 @pytest.mark.parametrize("leave_parametrized", [True, False])
@@ -207,14 +197,14 @@ def test_remove_parametrizations(leave_parametrized):
         P.remove_parametrizations(m, "weight", leave_parametrized=leave_parametrized)
         assert type(m).__name__ == "ParametrizedLinear"  # bias still parametrized
     assert e.weight is original  # the same Parameter object (an optimizer holding it works)
-    _close(e.weight, t.weight)
+    assert_same(e.weight, t.weight)
     assert list(e.state_dict()) == list(t.state_dict())
     for m, P in ((e, EP), (t, TP)):
         P.remove_parametrizations(m, "bias", leave_parametrized=leave_parametrized)
         assert type(m).__name__ == "Linear" and not hasattr(m, "parametrizations")
     assert type(e) is enn.Linear
     assert list(e.state_dict()) == list(t.state_dict()) == ["weight", "bias"]
-    _close(e.bias, t.bias)
+    assert_same(e.bias, t.bias)
     _forward_backward(e, t)
 
 
@@ -231,17 +221,17 @@ def test_parametrized_buffer():
     e, t = _pair(lambda: enn.BatchNorm1d(3), lambda: tnn.BatchNorm1d(3))
     with torch.no_grad():
         t.running_var.add_(torch.arange(3.0, dtype=torch.float64))
-    _sync(e, t)
+    copy_state(t, e)
     EP.register_parametrization(e, "running_var", E_SCALE())
     TP.register_parametrization(t, "running_var", T_SCALE())
     assert list(e.state_dict()) == list(t.state_dict())
     assert ([n for n, _ in e.named_buffers()] == [n for n, _ in t.named_buffers()]
             and "parametrizations.running_var.original" in dict(e.named_buffers()))
-    _close(e.running_var, t.running_var)
+    assert_same(e.running_var, t.running_var)
     e.eval()
     t.eval()
     ex, tx = _x(5, 3)
-    _close(e(ex), t(tx))
+    assert_same(e(ex), t(tx))
 
 
 def test_cached():
@@ -279,14 +269,14 @@ def test_transfer_parametrizations_and_params():
     TP.transfer_parametrizations_and_params(t, t2)
     assert list(e2.state_dict()) == list(t2.state_dict())
     assert e2.parametrizations.weight.original is e.parametrizations.weight.original
-    _close(e2.weight, t2.weight)
-    _close(e2.bias, t2.bias)
+    assert_same(e2.weight, t2.weight)
+    assert_same(e2.bias, t2.bias)
     # only one name, into a module that lacks it (created as a Parameter)
     e3, t3 = enn.Module(), tnn.Module()
     EP.transfer_parametrizations_and_params(e, e3, "weight")
     TP.transfer_parametrizations_and_params(t, t3, "weight")
     assert list(e3.state_dict()) == list(t3.state_dict())
-    _close(e3.weight, t3.weight)
+    assert_same(e3.weight, t3.weight)
     # nothing to transfer
     plain = enn.Linear(2, 2)
     assert EP.transfer_parametrizations_and_params(plain, e3) is e3
@@ -299,14 +289,14 @@ def test_deepcopy_and_pickle_and_state_dict_roundtrip():
     c = copy.deepcopy(e)
     assert type(c).__name__ == "ParametrizedLinear"
     assert c.parametrizations.weight.original is not e.parametrizations.weight.original
-    _close(c.weight, e.weight)
+    assert_same(c.weight, e.weight)
     with pytest.raises(RuntimeError, match="only supported through state_dict"):
         pickle.dumps(e)
     # torch's state_dict loads into a fresh parametrized ember module
     f = enn.Linear(4, 4).double()
     EP.register_parametrization(f, "weight", E_SYM())
-    _sync(f, t)
-    _close(f.weight, t.weight)
+    copy_state(t, f)
+    assert_same(f.weight, t.weight)
 
 
 def test_optimizer_step_on_parametrized_module():
@@ -323,7 +313,7 @@ def test_optimizer_step_on_parametrized_module():
         (t(tx) ** 2).sum().backward()
         eo.step()
         to.step()
-    _close(e.weight, t.weight)
+    assert_same(e.weight, t.weight)
 
 
 # ---- parametrizations.weight_norm ---------------------------------------------------------
@@ -342,8 +332,8 @@ def test_weight_norm_parametrization(layer, dim):
     for i in (0, 1):
         eo, to = (getattr(m.parametrizations.weight, f"original{i}") for m in (e, t))
         assert tuple(eo.shape) == tuple(to.shape)
-        _close(eo, to)
-    _close(e.weight, t.weight)
+        assert_same(eo, to)
+    assert_same(e.weight, t.weight)
     with torch.no_grad():
         t.parametrizations.weight.original0.mul_(1.5)
     with ember.no_grad():
@@ -351,7 +341,7 @@ def test_weight_norm_parametrization(layer, dim):
     _forward_backward(e, t, x_shape)
     for m, P in ((e, EP), (t, TP)):
         P.remove_parametrizations(m, "weight")
-    _close(e.weight, t.weight)
+    assert_same(e.weight, t.weight)
 
 
 @pytest.mark.filterwarnings("ignore::FutureWarning")
@@ -365,8 +355,8 @@ def test_weight_norm_parametrization_loads_legacy_state_dict():
     TPS.weight_norm(t)
     e.load_state_dict(sd)
     t.load_state_dict(legacy.state_dict())
-    _close(e.parametrizations.weight.original0, legacy.weight_g)
-    _close(e.weight, t.weight)
+    assert_same(e.parametrizations.weight.original0, legacy.weight_g)
+    assert_same(e.weight, t.weight)
 
 
 # ---- parametrizations.spectral_norm -------------------------------------------------------
@@ -398,19 +388,19 @@ def test_spectral_norm_parametrization(layer, n_power_iterations):
         assert tuple(e.parametrizations.weight[0]._v.shape) == (2 * 3 * 3,)
     _copy_uv(e, t)
     for _ in range(3):  # every access in training mode does n_power_iterations steps
-        _close(e.weight, t.weight)
-    _close(e.parametrizations.weight[0]._u, t.parametrizations.weight[0]._u)
+        assert_same(e.weight, t.weight)
+    assert_same(e.parametrizations.weight[0]._u, t.parametrizations.weight[0]._u)
     _forward_backward(e, t, x_shape)
     # the largest singular value of the normalized weight is about 1 (each access to
     # the weight is one more power iteration: in both libraries)
     w = e.weight.detach().numpy()
-    _close(ember.tensor(w), t.weight)
+    assert_same(ember.tensor(w), t.weight)
     mat = w.swapaxes(0, 1) if layer == "conv_transpose2d" else w
     assert abs(np.linalg.norm(mat.reshape(mat.shape[0], -1), 2) - 1) < 0.05
     e.eval()
     t.eval()
     u = e.parametrizations.weight[0]._u.numpy().copy()
-    _close(e.weight, t.weight)
+    assert_same(e.weight, t.weight)
     np.testing.assert_array_equal(e.parametrizations.weight[0]._u.numpy(), u)  # no update
 
 
@@ -451,8 +441,8 @@ def test_orthogonal_square(orthogonal_map, use_trivialization):
     EPS.orthogonal(e, orthogonal_map=orthogonal_map, use_trivialization=use_trivialization)
     TPS.orthogonal(t, orthogonal_map=orthogonal_map, use_trivialization=use_trivialization)
     assert list(e.state_dict()) == list(t.state_dict())
-    _close(e.parametrizations.weight.original, t.parametrizations.weight.original, 1e-9)
-    _close(e.weight, t.weight, 1e-9)
+    assert_same(e.parametrizations.weight.original, t.parametrizations.weight.original, 1e-9)
+    assert_same(e.weight, t.weight, 1e-9)
     if use_trivialization or orthogonal_map == "householder":
         assert _orthogonality_error(e.weight) < 1e-12
     # move the original away from its start: the maps themselves are exercised
@@ -461,16 +451,16 @@ def test_orthogonal_square(orthogonal_map, use_trivialization):
         t.parametrizations.weight.original.add_(torch.tensor(delta))
     with ember.no_grad():
         e.parametrizations.weight.original.add_(ember.tensor(delta))
-    _close(e.weight, t.weight, 1e-9)
+    assert_same(e.weight, t.weight, 1e-9)
     if use_trivialization or orthogonal_map == "householder":
         assert _orthogonality_error(e.weight) < 1e-12
     ex, tx = _x(3, 5)
     eo, to = e(ex), t(tx)
-    _close(eo, to, 1e-9)
+    assert_same(eo, to, 1e-9)
     (eo * eo.sin()).sum().backward()
     (to * to.sin()).sum().backward()
-    _close(e.parametrizations.weight.original.grad, t.parametrizations.weight.original.grad, 1e-8)
-    _close(e.bias.grad, t.bias.grad, 1e-9)
+    assert_same(e.parametrizations.weight.original.grad, t.parametrizations.weight.original.grad, 1e-8)
+    assert_same(e.bias.grad, t.bias.grad, 1e-9)
 
 
 @pytest.mark.parametrize("shape", [(6, 3), (3, 6), (2, 4, 3)])
@@ -492,10 +482,10 @@ def test_orthogonal_rectangular_and_batched(orthogonal_map, shape):
     with ember.no_grad():
         e.parametrizations.weight.original.add_(ember.tensor(delta))
     assert _orthogonality_error(e.weight) < 1e-12
-    _close(e.weight, t.weight, 1e-9)
+    assert_same(e.weight, t.weight, 1e-9)
     e.weight.sum().backward()
     t.weight.sum().backward()
-    _close(e.parametrizations.weight.original.grad, t.parametrizations.weight.original.grad, 1e-8)
+    assert_same(e.parametrizations.weight.original.grad, t.parametrizations.weight.original.grad, 1e-8)
 
 
 def test_orthogonal_assignment_and_errors():
@@ -505,8 +495,8 @@ def test_orthogonal_assignment_and_errors():
     TPS.orthogonal(t)
     e.weight = ember.tensor(q)  # right_inverse: a new base
     t.weight = torch.tensor(q)
-    _close(e.weight, t.weight, 1e-12)
-    _close(e.weight, torch.tensor(q), 1e-12)
+    assert_same(e.weight, t.weight, 1e-12)
+    assert_same(e.weight, torch.tensor(q), 1e-12)
     for P, nn in ((EPS, enn), (TPS, tnn)):
         with pytest.raises(ValueError, match="orthogonal_map has to be one of"):
             P.orthogonal(nn.Linear(3, 3), orthogonal_map="qr")

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import ember
+from _torch_compare import assert_same, module_pair
 import ember.nn as enn
 import ember.nn.utils as EU
 from ember.nn import init as EI
@@ -19,20 +20,10 @@ TU = torch.nn.utils
 TI = torch.nn.init
 
 
-def _close(e, t, tol=1e-10):
-    np.testing.assert_allclose(e.detach().numpy(), t.detach().numpy(), rtol=tol, atol=tol)
-
-
-def _sync(e, t):
-    e.load_state_dict({k: ember.tensor(v.detach().numpy()) for k, v in t.state_dict().items()})
 
 
 def _pair(make_e, make_t, seed=0):
-    torch.manual_seed(seed)
-    t = make_t().double()
-    e = make_e().double()
-    _sync(e, t)
-    return e, t
+    return module_pair(torch, make_e, make_t, seed)
 
 
 def _x(*shape, seed=1):
@@ -68,18 +59,18 @@ def test_spectral_norm_matches_torch(layer, n_power_iterations):
     ex, tx = _x(*x_shape)
     for step in range(3):  # each training forward: n_power_iterations steps on u, v
         eo, to = e(ex), t(tx)
-        _close(eo, to)
-        _close(e.weight, t.weight)
-        _close(e.weight_u, t.weight_u)
-        _close(e.weight_v, t.weight_v)
+        assert_same(eo, to)
+        assert_same(e.weight, t.weight)
+        assert_same(e.weight_u, t.weight_u)
+        assert_same(e.weight_v, t.weight_v)
     (eo * eo).sum().backward()
     (to * to).sum().backward()
-    _close(e.weight_orig.grad, t.weight_orig.grad)
-    _close(e.bias.grad, t.bias.grad)
+    assert_same(e.weight_orig.grad, t.weight_orig.grad)
+    assert_same(e.bias.grad, t.bias.grad)
     e.eval()
     t.eval()
     u = e.weight_u.numpy().copy()
-    _close(e(ex), t(tx))
+    assert_same(e(ex), t(tx))
     np.testing.assert_array_equal(e.weight_u.numpy(), u)  # eval: no power iteration
     # the state_dict metadata records the format version, as torch's
     assert e.state_dict()._metadata[""]["spectral_norm"] == {"weight.version": 1}
@@ -92,7 +83,7 @@ def test_spectral_norm_matches_torch(layer, n_power_iterations):
     assert isinstance(e.weight, enn.Parameter)
     assert list(e.state_dict()) == list(t.state_dict()) == ["bias", "weight"]
     assert "spectral_norm" not in e.state_dict()._metadata[""]
-    _close(e.weight, t.weight)
+    assert_same(e.weight, t.weight)
 
 
 def test_spectral_norm_state_dict_roundtrip_and_errors():
@@ -101,11 +92,11 @@ def test_spectral_norm_state_dict_roundtrip_and_errors():
     TU.spectral_norm(t)
     # torch's state_dict (converted, no metadata: already in the current format) loads
     e.load_state_dict({k: ember.tensor(v.numpy()) for k, v in t.state_dict().items()})
-    _close(e.weight_v, t.weight_v)
+    assert_same(e.weight_v, t.weight_v)
     # and ember's own (with metadata) loads back into ember
     e2 = EU.spectral_norm(enn.Linear(4, 3).double())
     e2.load_state_dict(e.state_dict())
-    _close(e2.weight_u, t.weight_u)
+    assert_same(e2.weight_u, t.weight_u)
     for U, nn in ((EU, enn), (TU, tnn)):
         with pytest.raises(ValueError, match="n_power_iterations to be positive"):
             U.spectral_norm(nn.Linear(3, 3), n_power_iterations=0)
@@ -124,11 +115,11 @@ def test_spectral_norm_loads_version_0_state_dict():
         old["weight"] = t.weight_orig / 2.5
     t.load_state_dict(old)
     e.load_state_dict({k: ember.tensor(v.numpy()) for k, v in old.items()})
-    _close(e.weight_v, t.weight_v, 1e-8)
+    assert_same(e.weight_v, t.weight_v, 1e-8)
     e.eval()
     t.eval()
     ex, tx = _x(2, 6)
-    _close(e(ex), t(tx), 1e-8)
+    assert_same(e(ex), t(tx), 1e-8)
 
 
 # ---- fusion -------------------------------------------------------------------------------
@@ -170,11 +161,11 @@ def test_fuse_conv_bn_eval(layer, affine, bias):
     ft = TU.fuse_conv_bn_eval(ct, bt, transpose=transpose)
     assert type(fe) is type(ce) and fe is not ce
     assert isinstance(fe.weight, enn.Parameter) and isinstance(fe.bias, enn.Parameter)
-    _close(fe.weight, ft.weight)
-    _close(fe.bias, ft.bias)
+    assert_same(fe.weight, ft.weight)
+    assert_same(fe.bias, ft.bias)
     ex, tx = _x(*x_shape)
-    _close(fe(ex), be(ce(ex)))  # fused == conv then bn (eval)
-    _close(fe(ex), ft(tx))
+    assert_same(fe(ex), be(ce(ex)))  # fused == conv then bn (eval)
+    assert_same(fe(ex), ft(tx))
     assert (ce.bias is None) == (not bias)  # the original conv is untouched
 
 
@@ -185,8 +176,8 @@ def test_fuse_conv_bn_weights_and_errors():
                                          None, be.bias)
     wt, bias_t = TU.fuse_conv_bn_weights(ct.weight, None, bt.running_mean, bt.running_var, 1e-3,
                                          None, bt.bias)
-    _close(we, wt)
-    _close(bias_e, bias_t)
+    assert_same(we, wt)
+    assert_same(bias_e, bias_t)
     assert we.requires_grad and not bias_e.requires_grad  # as torch: from conv_w / zeros
     assert wt.requires_grad and not bias_t.requires_grad
     for U, c, b in ((EU, ce, be), (TU, ct, bt)):
@@ -204,16 +195,16 @@ def test_fuse_linear_bn_eval(bias, num_features):
     lt.eval()
     fe = EU.fuse_linear_bn_eval(le, be)
     ft = TU.fuse_linear_bn_eval(lt, bt)
-    _close(fe.weight, ft.weight)
-    _close(fe.bias, ft.bias)
+    assert_same(fe.weight, ft.weight)
+    assert_same(fe.bias, ft.bias)
     ex, tx = _x(5, 3)
-    _close(fe(ex), ft(tx))
+    assert_same(fe(ex), ft(tx))
     if num_features == 4:
-        _close(fe(ex), be(le(ex)))
+        assert_same(fe(ex), be(le(ex)))
     we, b_e = EU.fuse_linear_bn_weights(le.weight, le.bias, be.running_mean, be.running_var,
                                         be.eps, be.weight, be.bias)
-    _close(we, fe.weight)
-    _close(b_e, fe.bias)
+    assert_same(we, fe.weight)
+    assert_same(b_e, fe.bias)
 
 
 def test_fuse_linear_bn_errors():
@@ -275,10 +266,10 @@ def test_functional_call_substitutes_parameters_and_buffers():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)
             to = torch.nn.utils.stateless.functional_call(t, t_new, (tx,))
-        _close(eo, to)
+        assert_same(eo, to)
     # in training mode, BatchNorm updated the running stats it was given (in place)
-    _close(e_new["1.running_mean"], t_new["1.running_mean"])
-    _close(e_new["1.running_var"], t_new["1.running_var"])
+    assert_same(e_new["1.running_mean"], t_new["1.running_mean"])
+    assert_same(e_new["1.running_var"], t_new["1.running_var"])
     # the module's own tensors are back and unchanged
     for k, v in e.state_dict().items():
         if k.startswith("1.running") or k == "1.num_batches_tracked":
@@ -286,8 +277,8 @@ def test_functional_call_substitutes_parameters_and_buffers():
         np.testing.assert_array_equal(v.numpy(), before[k])
     eo.sum().backward()
     to.sum().backward()
-    _close(e_new["0.weight"].grad, t_new["0.weight"].grad)
-    _close(e_new["3.bias"].grad, t_new["3.bias"].grad)
+    assert_same(e_new["0.weight"].grad, t_new["0.weight"].grad)
+    assert_same(e_new["3.bias"].grad, t_new["3.bias"].grad)
     assert e[0].weight.grad is None  # the substitute got the gradient, not the module's
 
 
@@ -362,7 +353,7 @@ def test_functional_call_on_parametrized_original():
         eo = ES.functional_call(e, {"parametrizations.weight.original1": ember.tensor(v)}, ex)
         to = torch.nn.utils.stateless.functional_call(
             t, {"parametrizations.weight.original1": torch.tensor(v)}, tx)
-    _close(eo, to)
+    assert_same(eo, to)
 
 
 # ---- nn.init -------------------------------------------------------------------------------
