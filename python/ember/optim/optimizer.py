@@ -86,6 +86,35 @@ def _check_options(differentiable=False, capturable=False, **options):
             raise NotImplementedError(f"ember.optim: {name}=True is not supported")
 
 
+def _upgrade_state(optimizer, options, scalar_keys=("step",), on_param_device=False):
+    """What torch.optim's __setstate__ does for a state saved by an older version: the
+    options a group lacks get their defaults, and the per-parameter scalars saved as
+    Python numbers ("step", NAdam's "mu_product", ASGD's "eta" and "mu") become 0-dim
+    float32 tensors again (on the CPU, or for ASGD on the parameter's device)."""
+    for group in optimizer.param_groups:
+        for name, default in options.items():
+            group.setdefault(name, default)
+        for p in group["params"]:
+            state = optimizer.state.get(p)
+            if not state:
+                continue
+            for key in scalar_keys:
+                if key in state and not isinstance(state[key], _C.Tensor):
+                    device = p.device if on_param_device else "cpu"
+                    state[key] = _C.tensor(float(state[key]), dtype=_C.float32, device=device)
+
+
+def _check_adam_family(lr, betas, eps, weight_decay):
+    """torch's checks for Adamax, NAdam and RAdam, in its order: lr, eps, each beta in
+    [0, 1), weight_decay. (Unlike Adam, no "both floats or both Tensors" rule.)"""
+    _check_lr(lr)
+    _check_options(eps=eps)
+    for i in (0, 1):
+        if not 0.0 <= betas[i] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index {i}: {betas[i]}")
+    _check_options(weight_decay=weight_decay)
+
+
 class Optimizer:
     """Base class of the optimizers.
 
