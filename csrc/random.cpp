@@ -1,6 +1,7 @@
 // ember.Generator, the default generator's seeds and state (ember.manual_seed,
 // ember.get_rng_state, ...), and the random samplers that take generator=:
-// Tensor.uniform_/normal_/random_/bernoulli_, ember.bernoulli and ember.normal.
+// Tensor.uniform_/normal_/random_/bernoulli_/exponential_/cauchy_/log_normal_/geometric_,
+// ember.bernoulli, ember.normal and ember.multinomial.
 // (ember.rand, randn, randint and randperm are bound with the factories.)
 #include "bindings.h"
 
@@ -125,7 +126,29 @@ void bind_random(py::module_& m, TensorClass& cls) {
       .def("bernoulli", [](const Tensor& t, py::object g) { return t.bernoulli(generator_from(g)); },
            py::kw_only(), py::arg("generator") = py::none())
       .def("bernoulli", [](const Tensor& t, double p, py::object g) { return t.bernoulli(p, generator_from(g)); },
-           py::arg("p"), py::kw_only(), py::arg("generator") = py::none());
+           py::arg("p"), py::kw_only(), py::arg("generator") = py::none())
+      .def("multinomial", [](const Tensor& t, int64_t n, bool replacement, py::object g) {
+        return t.multinomial(n, replacement, generator_from(g));
+      }, py::arg("num_samples"), py::arg("replacement") = false, py::kw_only(),
+         py::arg("generator") = py::none())
+      .def("exponential_", [](Tensor& t, double lambd, py::object g) -> Tensor {
+        return t.exponential_(lambd, generator_from(g));
+      }, py::arg("lambd") = 1.0, py::kw_only(), py::arg("generator") = py::none())
+      .def("cauchy_", [](Tensor& t, double median, double sigma, py::object g) -> Tensor {
+        return t.cauchy_(median, sigma, generator_from(g));
+      }, py::arg("median") = 0.0, py::arg("sigma") = 1.0, py::kw_only(),
+         py::arg("generator") = py::none())
+      .def("log_normal_", [](Tensor& t, double mean, double std, py::object g) -> Tensor {
+        return t.log_normal_(mean, std, generator_from(g));
+      }, py::arg("mean") = 1.0, py::arg("std") = 2.0, py::kw_only(), py::arg("generator") = py::none())
+      .def("geometric_", [](Tensor& t, double p, py::object g) -> Tensor {
+        return t.geometric_(p, generator_from(g));
+      }, py::arg("p"), py::kw_only(), py::arg("generator") = py::none());
+
+  m.def("multinomial", [](const Tensor& t, int64_t n, bool replacement, py::object g) {
+    return multinomial(t, n, replacement, generator_from(g));
+  }, py::arg("input"), py::arg("num_samples"), py::arg("replacement") = false, py::kw_only(),
+     py::arg("generator") = py::none());
 
   m.def("bernoulli", [](const Tensor& t, py::object g) { return bernoulli(t, generator_from(g)); },
         py::arg("input"), py::kw_only(), py::arg("generator") = py::none());

@@ -27,6 +27,14 @@ IntList shape_from_args(const py::args& args, const char* op) {
 
 namespace {
 
+// The value of a one-element tensor for float(t) and int(t): PyTorch raises ValueError
+// (not item()'s RuntimeError) for any other size.
+Scalar one_element(const Tensor& t) {
+  if (t.numel() != 1) throw ValueError("only one element tensors can be converted to Python scalars");
+  return t.item();
+}
+
+
 py::tuple dims_tuple(const DimVector& v) {
   py::tuple t(v.size());
   for (size_t i = 0; i < v.size(); ++i) t[i] = py::int_(v[i]);
@@ -123,8 +131,19 @@ TensorClass bind_tensor(py::module_& m) {
         EMBER_CHECK(t.numel() == 1, "Boolean value of Tensor with more than one value is ambiguous");
         return t.item().to_bool();
       })
-      .def("__float__", [](const Tensor& t) { return t.item().to_double(); })
-      .def("__int__", [](const Tensor& t) { return t.item().to_int(); })
+      .def("__float__", [](const Tensor& t) { return one_element(t).to_double(); })
+      .def("__int__", [](const Tensor& t) { return one_element(t).to_int(); })
+      .def("__contains__", [](const Tensor& t, py::handle element) {
+        bool number = PyLong_Check(element.ptr()) || PyFloat_Check(element.ptr()) ||
+                      PyBool_Check(element.ptr());
+        if (!number && !is_tensor(element))
+          throw Error("Tensor.__contains__ only supports Tensor or scalar, but you passed in a " +
+                      std::string(py::str(py::type::handle_of(element))) + ".");
+        DType dt = PyBool_Check(element.ptr()) ? kBool : PyLong_Check(element.ptr()) ? kInt64 : kFloat64;
+        Tensor other = number ? scalar_tensor(element.cast<Scalar>(), TensorOptions(dt).device(t.device()))
+                              : element.cast<Tensor>();
+        return any(eq(t, other)).item<bool>();
+      })
       .def("__index__", [](const Tensor& t) {
         EMBER_CHECK_TYPE(!t.is_floating_point() && t.dtype() != kBool && t.numel() == 1,
                          "only integer tensors of a single element can be converted to an index");
@@ -172,6 +191,28 @@ TensorClass bind_tensor(py::module_& m) {
            py::arg("storage_offset") = py::none())
       .def("movedim", &Tensor::movedim, py::arg("source"), py::arg("destination"))
       .def("moveaxis", &Tensor::movedim, py::arg("source"), py::arg("destination"))
+      .def("unfold", &Tensor::unfold, py::arg("dimension"), py::arg("size"), py::arg("step"))
+      // in-place views: the tensor itself becomes the view
+      .def("t_", [](Tensor& t) -> Tensor { return t.t_(); })
+      .def("transpose_", [](Tensor& t, int64_t d0, int64_t d1) -> Tensor { return t.transpose_(d0, d1); },
+           py::arg("dim0"), py::arg("dim1"))
+      .def("swapaxes_", [](Tensor& t, int64_t d0, int64_t d1) -> Tensor { return t.transpose_(d0, d1); },
+           py::arg("axis0"), py::arg("axis1"))
+      .def("swapdims_", [](Tensor& t, int64_t d0, int64_t d1) -> Tensor { return t.transpose_(d0, d1); },
+           py::arg("dim0"), py::arg("dim1"))
+      .def("squeeze_", [](Tensor& t) -> Tensor { return t.squeeze_(); })
+      .def("squeeze_", [](Tensor& t, int64_t d) -> Tensor { return t.squeeze_(d); }, py::arg("dim"))
+      .def("squeeze_", [](Tensor& t, const IntList& dims) -> Tensor { return squeeze_(t, dims); },
+           py::arg("dim"))
+      .def("unsqueeze_", [](Tensor& t, int64_t d) -> Tensor { return t.unsqueeze_(d); }, py::arg("dim"))
+      .def("as_strided_", [](Tensor& t, const IntList& size, const IntList& stride,
+                             std::optional<int64_t> offset) -> Tensor {
+        return t.as_strided_(size, stride, offset);
+      }, py::arg("size"), py::arg("stride"), py::arg("storage_offset") = py::none())
+      // (memory_format= is taken by the Python wrappers in ember/_memory_format.py)
+      .def("resize_", [](Tensor& t, py::args a) -> Tensor { return t.resize_(shape_from_args(a, "resize_")); })
+      .def("resize_as_", [](Tensor& t, const Tensor& other) -> Tensor { return t.resize_as_(other); },
+           py::arg("the_template"))
       // copies and conversions
       .def("contiguous", &Tensor::contiguous)
       .def("clone", &Tensor::clone)

@@ -59,7 +59,8 @@ EXCLUDED = {
          r"|AggregationType|LockingLogger|LoggerBase|NoopLogger|OperatorInfo|Tag"
          r"|BenchmarkConfig|BenchmarkExecutionStats|ThroughputBenchmark|FatalError"
          r"|DeepCopyMemoTable|DeserializationStorageContext|SerializationStorageContext"
-         r"|ScriptModuleSerializer|PyTorchFileReader|PyTorchFileWriter)$",
+         r"|ScriptModuleSerializer|PyTorchFileReader|PyTorchFileWriter|ModuleDict|ParameterDict"
+         r"|BufferDict)$",
          "TorchScript's IR and runtime classes (ember.jit traces instead)"),
         (r"^(DispatchKey|DispatchKeySet|ExcludeDispatchKeyGuard|DisableTorchFunction\w*"
          r"|classproperty|get_file_path|prepare_multiprocessing_environment|profiler_\w+"

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 #include "ember/device.h"
 #include "ember/intrusive_ptr.h"
@@ -30,6 +31,15 @@ class Storage : public RefCounted {
   Device device() const { return device_; }
   uint64_t version() const { return version_.load(std::memory_order_relaxed); }
   void bump_version() { version_.fetch_add(1, std::memory_order_relaxed); }
+  // Trades memory blocks with other, keeping this storage's identity and version: how
+  // resize_ grows a storage that other tensors view too (they see the new block).
+  void swap_memory(Storage& other) {
+    std::swap(data_, other.data_);
+    std::swap(nbytes_, other.nbytes_);
+    std::swap(device_, other.device_);
+    std::swap(deleter_, other.deleter_);
+    std::swap(ctx_, other.ctx_);
+  }
 
  private:
   void* data_;

@@ -97,6 +97,18 @@ class Tensor {
   Tensor view_as(const Tensor& other) const;
   Tensor reshape_as(const Tensor& other) const;
   Tensor movedim(int64_t src, int64_t dst) const;
+  Tensor unfold(int64_t dimension, int64_t size, int64_t step) const;
+  // In place: this tensor itself becomes the view (resize_: see ember/ops/views.h).
+  Tensor& t_();
+  Tensor& transpose_(int64_t d0, int64_t d1);
+  Tensor& swapaxes_(int64_t d0, int64_t d1) { return transpose_(d0, d1); }
+  Tensor& squeeze_();
+  Tensor& squeeze_(int64_t d);
+  Tensor& unsqueeze_(int64_t d);
+  Tensor& as_strided_(const IntList& sizes, const IntList& strides,
+                      std::optional<int64_t> storage_offset = std::nullopt);
+  Tensor& resize_(const IntList& sizes);
+  Tensor& resize_as_(const Tensor& other);
 
   // ---- copies and conversion --------------------------------------------------
   Tensor contiguous() const;

@@ -147,6 +147,15 @@ void check_inplace(const Tensor& self, const char* op) {
               "use an out-of-place op.");
 }
 
+void adopt_view(const Tensor& self, const Tensor& view) {
+  self.impl()->set_geometry(view.sizes(), view.strides(), view.storage_offset());
+  AutogradMeta* from = meta_or_null(view);
+  if (!from) return;
+  if (from->grad_fn) set_history(self, from->grad_fn, from->output_nr);
+  // A view of a non-view records self as its base: self stays a non-view.
+  if (from->view && !from->view->base.is_same(self)) meta(self).view = from->view;
+}
+
 bool inplace_needs_check(const Tensor& self) {
   const ViewInfo* info = view_info(self);
   return info && info->creation != CreationMeta::kDefault && info->base.requires_grad();

@@ -31,5 +31,9 @@ void check_inplace(const Tensor& self, const char* op);
 // requires grad: self is a view, made under no_grad, of a tensor that does
 // (recording then refuses it).
 bool inplace_needs_check(const Tensor& self);
+// An in-place view op (t_, squeeze_, as_strided_, ...): self takes the geometry of
+// `view`, a view of self just made by the out-of-place op, and with it view's history
+// (its grad_fn; and its base, when self was itself a view).
+void adopt_view(const Tensor& self, const Tensor& view);
 
 }  // namespace ember::autograd

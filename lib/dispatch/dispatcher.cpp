@@ -1,5 +1,6 @@
 #include "dispatch/dispatcher.h"
 #include "dispatch/kernel_lookup.h"
+#include "dispatch/op_ids/core.h"
 #include "dispatch/op_schema.h"
 
 namespace ember {
@@ -80,6 +81,26 @@ void dispatch_below_tracer(OpCall& call) {
   dispatch_backend(call);
 }
 
+namespace {
+
+// An output whose elements share memory (an expanded tensor: a stride 0 on a dim longer
+// than 1) cannot be written element by element: the result would depend on the order of
+// the writes. PyTorch refuses it for every op but fill_, before anything is written.
+void check_no_internal_overlap(const OpCall& call) {
+  if (call.op == opid::fill_) return;  // the same value into every element: order-free
+  for (const Tensor& out : call.outputs) {
+    const DimVector& sizes = out.sizes();
+    const DimVector& strides = out.strides();
+    for (size_t d = 0; d < sizes.size(); ++d)
+      EMBER_CHECK(!(strides[d] == 0 && sizes[d] > 1), call.name(),
+                  ": unsupported operation: more than one element of the written-to tensor refers "
+                  "to a single memory location. Please clone() the tensor before performing the "
+                  "operation.");
+  }
+}
+
+}  // namespace
+
 void dispatch_backend(OpCall& call) {
   if (!call.device) call.device = resolve_device(call);
   KernelFn fn = g_kernels[static_cast<int>(call.op)][static_cast<int>(call.device->type)];
@@ -87,6 +108,7 @@ void dispatch_backend(OpCall& call) {
     throw NotImplementedError(detail::str(call.name(), ": no kernel for device ",
                                           call.device->str()));
   bool preset = call.has_preset_output();
+  if (preset) check_no_internal_overlap(call);
   if (__builtin_expect(schema_checks_enabled(), 0)) check_call_inputs(call);
   fn(call);
   if (__builtin_expect(schema_checks_enabled(), 0)) check_call_outputs(call);

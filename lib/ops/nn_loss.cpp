@@ -4,7 +4,9 @@
 #include "dispatch/args/nn.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn.h"
+#include "ember/ops/elementwise.h"
 #include "ember/ops/nn.h"
+#include "ember/ops/reduce.h"
 #include "ember/ops/views.h"
 #include "ops/nn_checks.h"
 
@@ -187,6 +189,12 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
   check_floating(input, op);
   EMBER_CHECK(target.dtype() == input.dtype(), op, ": expected target of dtype ",
               dtype_name(input.dtype()), " (the input's), got ", dtype_name(target.dtype()));
+  // Probabilities both: PyTorch checks them in its kernels, input first (NaN fails too).
+  auto in_unit_interval = [](const Tensor& t) {
+    return all(logical_and(ge(t.detach(), 0), le(t.detach(), 1))).item<bool>();
+  };
+  EMBER_CHECK(in_unit_interval(input), op, ": all elements of input should be between 0 and 1");
+  EMBER_CHECK(in_unit_interval(target), op, ": all elements of target should be between 0 and 1");
   OpCall call(opid::binary_cross_entropy, {input, target, binary_weight(weight, input, op, "weight")},
               BinaryCrossEntropyArgs{.reduction = red}.attrs());
   return dispatch_one(call);

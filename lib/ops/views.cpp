@@ -176,7 +176,11 @@ Tensor unsqueeze(const Tensor& self, int64_t dim) {
 }
 
 Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
-  if (self.dim() == 0) return reshape(self, {1});
+  if (self.dim() == 0) {  // a 0-d tensor has dims -1 and 0 (PyTorch's rule) and becomes 1-d
+    wrap_dim(start_dim, 1, "flatten");
+    wrap_dim(end_dim, 1, "flatten");
+    return reshape(self, {1});
+  }
   int64_t s = wrap_dim(start_dim, self.dim(), "flatten");
   int64_t e = wrap_dim(end_dim, self.dim(), "flatten");
   EMBER_CHECK(s <= e, "flatten: start_dim (", start_dim, ") cannot come after end_dim (", end_dim,

@@ -30,6 +30,14 @@ from .autograd import is_inference_mode_enabled  # noqa: E402,F401
 from ._type_info import finfo, iinfo  # noqa: E402,F401
 from . import special  # noqa: E402,F401  (ember.special: torch.special's names)
 from . import linalg  # noqa: E402,F401  (ember.linalg: norms, multi_dot, cross, vecdot)
+from ._layout import *  # noqa: E402,F401,F403  (layouts, memory formats, the kind flags)
+from ._inplace import *  # noqa: E402,F401,F403  (in-place forms, torch.clamp_(x) spellings)
+from ._legacy_types import CPU_TYPES as _CPU_TYPES  # noqa: E402  (FloatTensor, LongTensor, ...)
+from ._windows import *  # noqa: E402,F401,F403  (hann_window, ...)
+from ._sequences import *  # noqa: E402,F401,F403  (logspace, range, isin, unravel_index)
+from . import accelerator  # noqa: E402,F401  (ember.accelerator: torch.accelerator's API)
+
+globals().update(_CPU_TYPES)
 
 float = float32  # noqa: A001
 double = float64

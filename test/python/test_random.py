@@ -33,6 +33,13 @@ SAMPLERS = {
     "normal_mean_tensor": lambda g: ember.normal(ember.zeros(6), 2.0, generator=g),
     "normal_std_tensor": lambda g: ember.normal(1.0, ember.ones(6), generator=g),
     "normal_size": lambda g: ember.normal(0.0, 1.0, (6,), generator=g),
+    "multinomial": lambda g: ember.multinomial(ember.arange(1.0, 11.0), 6, generator=g),
+    "multinomial_replacement": lambda g: ember.arange(1.0, 16.0).view(3, 5).multinomial(
+        8, True, generator=g),
+    "exponential_": lambda g: ember.empty(8).exponential_(2.0, generator=g),
+    "cauchy_": lambda g: ember.empty(8).cauchy_(1.0, 2.0, generator=g),
+    "log_normal_": lambda g: ember.empty(8, dtype=ember.float64).log_normal_(0.5, 0.5, generator=g),
+    "geometric_": lambda g: ember.empty(8, dtype=ember.int64).geometric_(0.3, generator=g),
 }
 
 

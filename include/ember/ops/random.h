@@ -1,4 +1,5 @@
-// Random sampling (torch's in-place samplers, torch.bernoulli, torch.normal).
+// Random sampling (torch's in-place samplers, torch.bernoulli, torch.normal,
+// torch.multinomial).
 // Every function takes an optional generator; nullptr draws from the default
 // generator (see ember/generator.h). The factories rand, randn, randint and
 // randperm are in ember/ops/factories.h.
@@ -38,5 +39,19 @@ Tensor normal(const Tensor& mean, double std = 1, Generator* generator = nullptr
 Tensor normal(double mean, const Tensor& std, Generator* generator = nullptr);
 Tensor normal(double mean, double std, const IntList& size, Generator* generator = nullptr,
               TensorOptions options = {});
+
+// ---- samplers built from uniform draws (lib/ops/random_distributions.cpp) ---------------
+// torch.multinomial: num_samples category indices (int64) per row of input (1-d or 2-d
+// non-negative weights, each row with a positive sum), drawn with or without replacement;
+// without replacement, num_samples <= the number of categories.
+Tensor multinomial(const Tensor& input, int64_t num_samples, bool replacement = false,
+                   Generator* generator = nullptr);
+// In place, from the distribution named (floating self, except geometric_):
+// Exponential(lambd > 0); Cauchy(median, sigma > 0); exp of Normal(mean, std > 0);
+// Geometric(0 < p < 1), the number of trials up to the first success (>= 1).
+Tensor& exponential_(Tensor& self, double lambd = 1, Generator* generator = nullptr);
+Tensor& cauchy_(Tensor& self, double median = 0, double sigma = 1, Generator* generator = nullptr);
+Tensor& log_normal_(Tensor& self, double mean = 1, double std = 2, Generator* generator = nullptr);
+Tensor& geometric_(Tensor& self, double p, Generator* generator = nullptr);
 
 }  // namespace ember

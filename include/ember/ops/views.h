@@ -28,6 +28,23 @@ Tensor as_strided(const Tensor& self, const IntList& sizes, const IntList& strid
                   std::optional<int64_t> storage_offset = std::nullopt);
 Tensor movedim(const Tensor& self, int64_t src, int64_t dst);
 Tensor alias(const Tensor& self);  // a new handle on the same view
+// Every window of `size` elements along `dimension`, `step` apart, as a new last dim.
+Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step);
+
+// In-place views (lib/ops/views_in_place.cpp): self itself becomes the view.
+Tensor& t_(Tensor& self);
+Tensor& transpose_(Tensor& self, int64_t d0, int64_t d1);
+Tensor& squeeze_(Tensor& self);
+Tensor& squeeze_(Tensor& self, int64_t dim);
+Tensor& squeeze_(Tensor& self, const IntList& dims);
+Tensor& unsqueeze_(Tensor& self, int64_t dim);
+Tensor& as_strided_(Tensor& self, const IntList& sizes, const IntList& strides,
+                    std::optional<int64_t> storage_offset = std::nullopt);
+// Gives self the sizes (contiguous strides, same storage offset), growing its storage
+// when needed; the elements beyond the old storage are uninitialized. Not on tensors
+// that require grad.
+Tensor& resize_(Tensor& self, const IntList& sizes);
+Tensor& resize_as_(Tensor& self, const Tensor& other);
 Tensor detach(const Tensor& self);
 
 Tensor contiguous(const Tensor& self);

@@ -246,3 +246,9 @@ def get_rng_state_all():
 def set_rng_state_all(new_states):
     for i, state in enumerate(new_states):
         set_rng_state(state, i)
+
+
+# ---- the legacy typed tensor classes: ember.cuda.FloatTensor, ... (ember/_legacy_types.py) ----
+from .._legacy_types import CUDA_TYPES as _CUDA_TYPES  # noqa: E402
+
+globals().update(_CUDA_TYPES)

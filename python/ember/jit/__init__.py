@@ -46,21 +46,36 @@ def _unflatten(structure, flat):
     return tuple(_unflatten(s, flat) for s in structure)
 
 
+def _flatten_input(x, flat, where):
+    """Appends the tensors of one (nested) input to flat; returns its structure."""
+    if isinstance(x, Tensor):
+        flat.append(x)
+        return len(flat) - 1
+    if isinstance(x, (tuple, list)):
+        return [_flatten_input(item, flat, f"{where}[{i}]") for i, item in enumerate(x)]
+    raise TypeError(f"ember.jit.trace: {where} must be a Tensor or a (nested) tuple or list of "
+                    f"tensors, got {type(x).__name__}")
+
+
 def _as_inputs(example_inputs):
+    """(the inputs as the function takes them, the graph's flat tensor inputs, the nest
+    structure): trace(f, (x, (h, c))) calls f(x, (h, c)) and gives the graph inputs
+    x, h, c."""
     inputs = (example_inputs,) if isinstance(example_inputs, Tensor) else tuple(example_inputs)
-    for i, x in enumerate(inputs):
-        if not isinstance(x, Tensor):
-            raise TypeError(f"ember.jit.trace: example input {i} must be a Tensor, got "
-                            f"{type(x).__name__}")
-    return inputs
+    flat = []
+    structure = [_flatten_input(x, flat, f"example input {i}") for i, x in enumerate(inputs)]
+    return inputs, flat, structure
 
 
 class TracedModule:
     """A traced graph with its parameters: callable like the module it came from."""
 
-    def __init__(self, c_module, name="TracedModule"):
+    def __init__(self, c_module, name="TracedModule", input_structure=None):
         self._c = c_module
         self._name = name
+        # How the call's arguments nest (None: each argument is one tensor, as in a loaded
+        # model file, which keeps only the graph's flat inputs).
+        self._input_structure = input_structure
         self.training = False
         structure = c_module.graph.output_structure
         self._structure = json.loads(structure) if structure else 0
@@ -75,7 +90,13 @@ class TracedModule:
         return str(self._c.graph)
 
     def forward(self, *inputs):
-        return _unflatten(self._structure, self._c.forward(list(inputs)))
+        flat = list(inputs)
+        if self._input_structure is not None:
+            _, flat, structure = _as_inputs(inputs)
+            if structure != self._input_structure:
+                raise TypeError(f"{self._name}: the inputs nest as {structure}, the trace's as "
+                                f"{self._input_structure} (indices of the tensors)")
+        return _unflatten(self._structure, self._c.forward(flat))
 
     __call__ = forward
 
@@ -160,13 +181,13 @@ def trace(func, example_inputs, check_trace=True, check_inputs=None, check_toler
     when they differ: the trace baked in a value or a branch)."""
     from ..nn import Module
 
-    inputs = _as_inputs(example_inputs)
+    inputs, flat_inputs, input_structure = _as_inputs(example_inputs)
     params = []
     name = getattr(func, "__name__", "TracedModule")
     if isinstance(func, Module):
         params = list(func.named_parameters()) + list(func.named_buffers())
         name = type(func).__name__
-    _jit._begin_trace(list(inputs), params)
+    _jit._begin_trace(flat_inputs, params)
     try:
         out = func(*inputs)
         flat = []
@@ -174,17 +195,19 @@ def trace(func, example_inputs, check_trace=True, check_inputs=None, check_toler
     except BaseException:
         _jit._abort_trace()
         raise
-    traced = TracedModule(_jit._end_trace(flat, json.dumps(structure)), name)
+    nested = any(not isinstance(s, int) for s in input_structure)
+    traced = TracedModule(_jit._end_trace(flat, json.dumps(structure)), name,
+                          input_structure if nested else None)
     if optimize:
         for p in ("constant_folding", "cse", "dce"):
             traced.run_pass(p)
     if check_trace:
-        _check_trace(traced, inputs, flat, check_tolerance)
+        _check_trace(traced, flat_inputs, flat, check_tolerance)
         for k, other in enumerate(check_inputs or ()):
-            other = _as_inputs(other)
+            other, other_flat, _ = _as_inputs(other)
             expected = []
             _flatten(func(*other), expected)
-            _check_trace(traced, other, expected, check_tolerance, f"check_inputs[{k}]")
+            _check_trace(traced, other_flat, expected, check_tolerance, f"check_inputs[{k}]")
     return traced
 
 

@@ -109,3 +109,13 @@ class LogSoftmax(_SoftmaxBase):
     """LogSoftmax(dim=None): log(softmax(x)) along dim, computed stably."""
 
     _fn = staticmethod(F.log_softmax)
+
+
+# PyTorch's torch.nn.modules.activation holds every activation module and
+# MultiheadAttention; ember keeps them in two more files, re-exported here so that
+# programs importing from this path find them.
+from .activation_extra import *  # noqa: E402,F401,F403
+from .activation_extra import __all__ as _extra_all  # noqa: E402
+from .attention import MultiheadAttention  # noqa: E402,F401
+
+__all__ = __all__ + list(_extra_all) + ["MultiheadAttention"]

@@ -103,3 +103,11 @@ class BCEWithLogitsLoss(_Loss):
         return F.binary_cross_entropy_with_logits(input, target, self.weight,
                                                   pos_weight=self.pos_weight,
                                                   reduction=self.reduction)
+
+
+# PyTorch's torch.nn.modules.loss holds every loss; ember keeps some in loss_extra.py,
+# re-exported here so that programs importing from this path find them.
+from .loss_extra import *  # noqa: E402,F401,F403
+from .loss_extra import __all__ as _extra_all  # noqa: E402
+
+__all__ = __all__ + list(_extra_all)

@@ -62,3 +62,11 @@ class AdaptiveAvgPool2d(Module):
 
     def extra_repr(self):
         return f"output_size={self.output_size}"
+
+
+# PyTorch's torch.nn.modules.pooling holds every pooling module; ember keeps some in
+# pooling_extra.py, re-exported here so that programs importing from this path find them.
+from .pooling_extra import *  # noqa: E402,F401,F403
+from .pooling_extra import __all__ as _extra_all  # noqa: E402
+
+__all__ = __all__ + list(_extra_all)
