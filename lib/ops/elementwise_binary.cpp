@@ -3,6 +3,7 @@
 #include "ops/elementwise_common.h"
 #include "dispatch/args/elementwise.h"
 #include "dispatch/op_ids/elementwise.h"
+#include "ember/ops/reduce.h"
 
 namespace ember {
 
@@ -104,6 +105,14 @@ DType div_result(const char* op, const Tensor& a, const Tensor& b,
   return no_bool_result(op, a, b);
 }
 
+// An in-place integer division by zero raises before the kernel runs: the kernel finds
+// it only as it writes, which would leave self half-divided.
+void check_no_zero_divisor(const char* op, DType result, const Tensor& divisor) {
+  if (is_floating(result) || result == kBool) return;
+  EMBER_CHECK(!any(eq(divisor, 0)).item<bool>(), "ZeroDivisionError: ", op,
+              ": integer division by zero");
+}
+
 }  // namespace
 
 Tensor div(const Tensor& self, const Tensor& other, const std::optional<std::string>& rounding_mode) {
@@ -115,6 +124,7 @@ Tensor div(const Tensor& self, const Scalar& other, const std::optional<std::str
 }
 Tensor& div_(Tensor& self, const Tensor& other, const std::optional<std::string>& rounding_mode) {
   DType dt = div_result("div_", self, other, rounding_mode);
+  check_no_zero_divisor("div_", dt, other);
   return binary_("div_", opid::div, self, other, dt, DivArgs{.rounding_mode = rounding_mode}.attrs());
 }
 Tensor& div_(Tensor& self, const Scalar& other, const std::optional<std::string>& rounding_mode) {
@@ -129,7 +139,9 @@ Tensor remainder(const Tensor& self, const Tensor& other) {
 }
 Tensor remainder(const Tensor& self, const Scalar& other) { return remainder(self, wrapped_scalar(other)); }
 Tensor& remainder_(Tensor& self, const Tensor& other) {
-  return binary_("remainder_", opid::remainder, self, other, no_bool_result("remainder_", self, other));
+  DType dt = no_bool_result("remainder_", self, other);
+  check_no_zero_divisor("remainder_", dt, other);
+  return binary_("remainder_", opid::remainder, self, other, dt);
 }
 Tensor& remainder_(Tensor& self, const Scalar& other) { return remainder_(self, wrapped_scalar(other)); }
 
@@ -139,7 +151,9 @@ Tensor fmod(const Tensor& self, const Tensor& other) {
 }
 Tensor fmod(const Tensor& self, const Scalar& other) { return fmod(self, wrapped_scalar(other)); }
 Tensor& fmod_(Tensor& self, const Tensor& other) {
-  return binary_("fmod_", opid::fmod, self, other, no_bool_result("fmod_", self, other));
+  DType dt = no_bool_result("fmod_", self, other);
+  check_no_zero_divisor("fmod_", dt, other);
+  return binary_("fmod_", opid::fmod, self, other, dt);
 }
 Tensor& fmod_(Tensor& self, const Scalar& other) { return fmod_(self, wrapped_scalar(other)); }
 

@@ -12,6 +12,7 @@
 #include "dispatch/op_ids/shape_index.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
+#include "ember/ops/reduce.h"
 #include "ember/ops/shape_index.h"
 #include "ember/ops/views.h"
 
@@ -88,6 +89,21 @@ void check_index_source(const Tensor& self, int64_t d, const Tensor& idx, const 
 // Runs an in-place op whose inputs[0] is at_least_1d(self). A 0-dim self is
 // written through a 1-d copy and copied back: autograd does not support an
 // in-place write to a view of a tensor that requires grad.
+// Every index within dim d of self ([0, size), or [-size, size) with negatives_wrap),
+// checked before anything is written: the kernels find a bad index only as they write,
+// which would leave the writes before it in self.
+template <typename RangeError>
+void check_indices_in_range(const Tensor& self, int64_t d, const Tensor& idx, bool negatives_wrap,
+                            const char* op) {
+  if (idx.numel() == 0) return;
+  const int64_t size = at_least_1d(self).size(d);
+  Tensor bad = logical_or(lt(idx, negatives_wrap ? -size : 0), ge(idx, size));
+  if (!any(bad).item<bool>()) return;
+  const int64_t first = masked_select(idx, bad).flatten().select(0, 0).item<int64_t>();
+  throw RangeError(detail::str(op, ": index ", first, " is out of bounds for dimension ", d,
+                               " with size ", size));
+}
+
 void dispatch_inplace(OpCall& call, Tensor& self) {
   if (self.dim() == 0) call.inputs[0] = clone(call.inputs[0]);
   call.outputs.push_back(call.inputs[0]);
@@ -118,6 +134,7 @@ Tensor& scatter_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& s
   EMBER_CHECK(self.dtype() == src.dtype(), "scatter(): Expected self.dtype to be equal to "
               "src.dtype (got ", dtype_name(self.dtype()), " and ", dtype_name(src.dtype()), ")");
   check_scatter_shapes(self, idx, &src, d, "scatter");
+  check_indices_in_range<Error>(self, d, idx, false, "scatter_");
   OpCall call(opid::scatter_, {at_least_1d(self), at_least_1d(idx), at_least_1d(src)},
               ScatterArgs{.dim = d, .reduce = check_reduce(reduce)}.attrs());
   dispatch_inplace(call, self);
@@ -130,6 +147,7 @@ Tensor& scatter_(Tensor& self, int64_t dim, const Tensor& index, const Scalar& v
   const int64_t d = wrap_dim(dim, self.dim(), "scatter");
   check_scatter_shapes(self, idx, nullptr, d, "scatter");
   check_scalar_fits("scatter", value, self.dtype());
+  check_indices_in_range<Error>(self, d, idx, false, "scatter_");
   OpCall call(opid::scatter_value_, {at_least_1d(self), at_least_1d(idx)},
               ScatterValueArgs{.dim = d, .value = value, .reduce = check_reduce(reduce)}.attrs());
   dispatch_inplace(call, self);
@@ -154,6 +172,7 @@ Tensor& scatter_add_(Tensor& self, int64_t dim, const Tensor& index, const Tenso
   EMBER_CHECK(self.dtype() == src.dtype(), "scatter_add(): Expected self.dtype to be equal to "
               "src.dtype (got ", dtype_name(self.dtype()), " and ", dtype_name(src.dtype()), ")");
   check_scatter_shapes(self, idx, &src, d, "scatter_add");
+  check_indices_in_range<Error>(self, d, idx, false, "scatter_add_");
   OpCall call(opid::scatter_add_, {at_least_1d(self), at_least_1d(idx), at_least_1d(src)},
               ScatterAddArgs{.dim = d}.attrs());
   dispatch_inplace(call, self);
@@ -181,6 +200,12 @@ Tensor& index_add_(Tensor& self, int64_t dim, const Tensor& index, const Tensor&
   Tensor idx = vector_index(index, "index_add_");
   const int64_t d = wrap_dim(dim, self.dim(), "index_add_");
   check_index_source<Error>(self, d, idx, source, "index_add_");
+  // PyTorch's kinds: an IndexError into a vector (its index_select-like path), else a
+  // RuntimeError.
+  if (self.dim() <= 1)
+    check_indices_in_range<IndexError>(self, d, idx, false, "index_add_");
+  else
+    check_indices_in_range<Error>(self, d, idx, false, "index_add_");
   OpCall call(opid::index_add_, {at_least_1d(self), idx, at_least_1d(source)},
               IndexAddArgs{.dim = d, .alpha = alpha}.attrs());
   dispatch_inplace(call, self);
@@ -197,6 +222,7 @@ Tensor& index_copy_(Tensor& self, int64_t dim, const Tensor& index, const Tensor
   Tensor idx = vector_index(index, "index_copy_");
   const int64_t d = wrap_dim(dim, self.dim(), "index_copy_");
   check_index_source<IndexError>(self, d, idx, source, "index_copy_");
+  check_indices_in_range<IndexError>(self, d, idx, false, "index_copy_");
   OpCall call(opid::index_copy_, {at_least_1d(self), idx, at_least_1d(source)},
               IndexCopyArgs{.dim = d}.attrs());
   dispatch_inplace(call, self);
@@ -217,6 +243,7 @@ Tensor& index_fill_(Tensor& self, int64_t dim, const Tensor& index, const Scalar
   Tensor idx = vector_index(index, "index_fill_");
   const int64_t d = wrap_dim(dim, self.dim(), "index_fill_");
   check_scalar_fits("index_fill_", value, self.dtype());
+  check_indices_in_range<IndexError>(self, d, idx, true, "index_fill_");
   OpCall call(opid::index_fill_, {at_least_1d(self), idx}, IndexFillArgs{.dim = d, .value = value}.attrs());
   dispatch_inplace(call, self);
   return self;
