@@ -117,3 +117,17 @@ def test_quickstart_notebook(monkeypatch, tmp_path):
     assert any("image/png" in o.get("data", {}) for o in outputs)  # the plots were drawn
     text = "".join(o.get("text", "") for o in outputs)
     assert "restored model: test accuracy" in text
+
+
+def test_char_gpt_trains_saves_loads_and_samples():
+    """examples/char_gpt.py, PyTorch code with `import ember as torch`: a short run
+    learns (the loss falls well below log(vocabulary)), its checkpoint round trip
+    (torch.save / torch.load) keeps the model, and multinomial sampling writes text."""
+    import char_gpt
+
+    first, val_loss, generated = char_gpt.train(ember, steps=60, log=lambda _: None)
+    vocabulary = len(set(char_gpt.corpus()))
+    assert abs(first - np.log(vocabulary)) < 0.3  # starts near uniform
+    assert val_loss < 3.2 < first
+    assert len(generated) == 201 and generated[0] == "T"
+    assert set(generated) <= set(char_gpt.corpus())
