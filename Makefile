@@ -3,6 +3,8 @@
 # make bench  also installs PyTorch, runs bench/ side by side and rewrites docs/PERF.md
 # make fuzz   builds the model-file fuzz harness with clang (ASan, UBSan, libFuzzer) and runs it
 #             for FUZZ_SECONDS (docs/RELIABILITY.md); not part of make test
+# make fuzz-checkpoint  fuzzes ember.load(weights_only=True) with damaged PyTorch checkpoints
+#             for FUZZ_CHECKPOINT_SECONDS (scripts/fuzz_checkpoint.py, docs/serialization.md)
 SHELL := /bin/bash
 BUILD ?= build
 VENV ?= .venv
@@ -11,7 +13,7 @@ JOBS ?= $(shell nproc)
 APT_PACKAGES := cmake ninja-build g++ ccache libopenblas-dev libdnnl-dev catch2 nlohmann-json3-dev python3-venv
 CMAKE_FLAGS ?=
 
-.PHONY: all deps venv build test test-cpp test-python demo bench fuzz clean
+.PHONY: all deps venv build test test-cpp test-python demo bench fuzz fuzz-checkpoint clean
 
 all: build
 
@@ -72,6 +74,11 @@ fuzz:
 	  -timeout=10 -rss_limit_mb=4096 -max_len=65536 -dict=$(FUZZ_BUILD)/model_file.dict \
 	  -artifact_prefix=$(FUZZ_BUILD)/artifacts/ -print_final_stats=1 \
 	  $(FUZZ_BUILD)/corpus $(FUZZ_BUILD)/seeds
+
+FUZZ_CHECKPOINT_SECONDS ?= 1800
+fuzz-checkpoint: build
+	PYTHONPATH=python $(PY) scripts/fuzz_checkpoint.py --seconds $(FUZZ_CHECKPOINT_SECONDS) \
+	  --artifacts $(BUILD)/fuzz-checkpoint
 
 clean:
 	rm -rf $(BUILD) python/ember/_C*.so

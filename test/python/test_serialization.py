@@ -1,5 +1,10 @@
 """ember.save / ember.load: safetensors files, interop with the safetensors package,
-nests (state_dicts, optimizer state), map_location, malformed files, atomic writes."""
+nests (state_dicts, optimizer state), map_location, malformed files, atomic writes.
+
+ember.save writes a safetensors file to a path ending in ".safetensors" (and PyTorch's
+zip format otherwise: test_torch_checkpoints.py); the tests of the safetensors layout
+and of what it cannot hold therefore save to such paths. ember.load recognizes the
+format from the file's first bytes."""
 import collections
 import io
 import json
@@ -136,21 +141,21 @@ def test_torch_state_dict_round_trips_through_ember(tmp_path):
 
 def test_file_layout_is_what_the_format_asks(tmp_path):
     ember.save({"b": ember.ones(3, dtype=ember.uint8), "a": ember.ones(2, dtype=ember.float64)},
-               tmp_path / "f")
-    data = (tmp_path / "f").read_bytes()
+               tmp_path / "f.safetensors")
+    data = (tmp_path / "f.safetensors").read_bytes()
     (n,) = struct.unpack("<Q", data[:8])
     assert (8 + n) % 8 == 0
     header = json.loads(data[8:8 + n])
     assert header["a"] == entry("F64", [2], 0, 16)  # widest elements first: aligned
     assert header["b"] == entry("U8", [3], 16, 19)
     assert len(data) == 8 + n + 19
-    assert json.loads(file_metadata(tmp_path / "f")[1]["ember"])["format_version"] == 1
+    assert json.loads(file_metadata(tmp_path / "f.safetensors")[1]["ember"])["format_version"] == 1
 
 
 def test_a_lone_tensor_is_stored_as_ember_cpp_stores_it(tmp_path):
     # The C++ test pins the same metadata for ember::save(tensor, path).
-    ember.save(ember.arange(3), tmp_path / "x")
-    assert file_metadata(tmp_path / "x") == (
+    ember.save(ember.arange(3), tmp_path / "x.safetensors")
+    assert file_metadata(tmp_path / "x.safetensors") == (
         ["tensor"], {"ember": '{"format_version":1,"structure":{"tensor":"tensor"}}'})
 
 
@@ -205,13 +210,12 @@ def test_optimizer_state_round_trip(st_numpy, tmp_path):
             "params": [0, 1], "limits": [float("inf"), float("-inf"), float("nan"), 2 ** 70],
         }],
     }
-    buf = io.BytesIO()
-    ember.save(state, buf)
-    buf.seek(0)
-    loaded = ember.load(buf)
+    path = tmp_path / "opt.safetensors"
+    ember.save(state, path)
+    loaded = ember.load(path)
     assert_nest_equal(loaded, state)
     assert list(loaded["state"]) == [0, 1]
-    names = set(st_numpy.load(buf.getvalue()))
+    names = set(st_numpy.load(path.read_bytes()))
     assert names == {"state.0.step", "state.0.exp_avg", "state.0.exp_avg_sq", "state.1.step"}
 
 
@@ -262,26 +266,28 @@ def test_parameters_load_as_parameters(tmp_path):
     (collections.namedtuple("P", "x")(1), "of type"),
 ])
 def test_unsupported_objects_raise_type_error_and_write_nothing(tmp_path, obj, what):
-    path = tmp_path / "f"
+    # What a .safetensors file cannot hold (PyTorch's format pickles all of these).
+    path = tmp_path / "f.safetensors"
     path.write_bytes(b"old")
     with pytest.raises(TypeError, match="ember.save: cannot save") as info:
         ember.save(obj, path)
     assert what in str(info.value)
     assert path.read_bytes() == b"old"
-    assert os.listdir(tmp_path) == ["f"]
+    assert os.listdir(tmp_path) == ["f.safetensors"]
 
 
-def test_bad_keys_cycles_and_targets():
+def test_bad_keys_cycles_and_targets(tmp_path):
+    path = tmp_path / "f.safetensors"
     with pytest.raises(TypeError, match=r"has a key of type tuple; dict keys must be str or int"):
-        ember.save({(1, 2): ember.zeros(1)}, io.BytesIO())
+        ember.save({(1, 2): ember.zeros(1)}, path)
     with pytest.raises(TypeError, match="key of type bool"):
-        ember.save({True: 1}, io.BytesIO())
+        ember.save({True: 1}, path)
     loop = []
     loop.append(loop)
     with pytest.raises(ValueError, match=r"obj\[0\] contains itself"):
-        ember.save(loop, io.BytesIO())
+        ember.save(loop, path)
     with pytest.raises(ValueError, match="is not valid Unicode"):
-        ember.save({"\ud800": ember.zeros(1)}, io.BytesIO())
+        ember.save({"\ud800": ember.zeros(1)}, path)
     with pytest.raises(TypeError, match="f must be a path or a binary file object"):
         ember.save(ember.zeros(1), 42)
     with pytest.raises(TypeError, match="f must be a path or a binary file object"):

@@ -1,5 +1,6 @@
-"""ember.save and ember.load: tensors and nests of them (a model's state_dict, an
-optimizer's state) in safetensors files, which other tools read and write too.
+"""ember's safetensors files: tensors and nests of them (a model's state_dict, an
+optimizer's state), which other tools read and write too. ember.save writes this format
+to a path ending in ".safetensors"; ember.load reads it whatever the name.
 
 A file is a plain safetensors file (see lib/serialize/safetensors.h). Each tensor
 of the saved object is stored under its dotted path in the nest ("fc.weight",
@@ -18,15 +19,12 @@ The JSON of the nest, version 1: a node is
     {"dict": [[key, node], ...]}               key: a string or an integer
 and the metadata value is {"format_version": 1, "structure": node}.
 """
-import io
 import json
 import math
-import os
 
-from . import _C
-from ._C import Tensor, device
-
-__all__ = ["save", "load"]
+from .. import _C
+from .._C import Tensor
+from ._errors import type_name as _type_name
 
 _KEY = _C._SERIALIZATION_KEY
 _VERSION = _C._SERIALIZATION_VERSION
@@ -34,55 +32,35 @@ _ROOT_NAME = "tensor"  # the name of a tensor saved on its own, as ember::save(p
 _SAVABLE = "tensors, dicts with str or int keys, lists, tuples, int, float, bool, str and None"
 
 
-def save(obj, f):
-    """Saves obj to f (a path or a binary file object opened for writing).
+def save(obj, path=None, write=None):
+    """Saves obj as a safetensors file: to the path (atomically, by ember's C++ writer)
+    or through write(bytes).
 
     obj is a tensor or a nest of dicts (str or int keys), lists and tuples of tensors
     and plain values (int, float, bool, str, None), like a state_dict. Anything else
-    raises TypeError. Tensors are saved as contiguous CPU copies without autograd
-    history; tensors that share memory are saved as separate copies. Saving to a
-    path is atomic: the file appears complete under its name or not at all.
+    raises TypeError before anything is written. Tensors are saved as contiguous CPU
+    copies without autograd history; tensors that share memory are saved as separate
+    copies.
     """
     encoder = _Encoder()
     structure = encoder.encode(obj, ())
     metadata = {_KEY: json.dumps({"format_version": _VERSION, "structure": structure},
                                  allow_nan=False, separators=(",", ":"))}
-    if isinstance(f, (str, bytes, os.PathLike)):
-        _C._save_safetensors(os.fsdecode(f), encoder.tensors, metadata)
-    elif hasattr(f, "write"):
-        _C._write_safetensors(encoder.tensors, metadata, f.write)
+    if path is not None:
+        _C._save_safetensors(path, encoder.tensors, metadata)
     else:
-        raise TypeError(f"ember.save: f must be a path or a binary file object, got "
-                        f"{_type_name(f)}")
+        _C._write_safetensors(encoder.tensors, metadata, write)
 
 
-def load(f, map_location=None, weights_only=True):
-    """Loads what save wrote (or any safetensors file: a dict name -> tensor) from f,
-    a path or a binary file object opened for reading.
-
-    map_location moves the tensors, as in torch.load: None or "cpu" or an
-    ember.device, a dict from the saved location ("cpu") to the target, or a function
-    (tensor, "cpu") -> tensor (or None to keep it). weights_only is accepted for
-    torch.load's signature; ember's files only ever hold tensors and plain values, so
-    loading never runs code from the file whatever its value.
-    """
-    if not isinstance(weights_only, bool):
-        raise TypeError(f"ember.load: weights_only must be a bool, got {_type_name(weights_only)}")
-    relocate = _relocation(map_location)
-    if isinstance(f, (str, bytes, os.PathLike)):
-        path = os.fsdecode(f)
-        source = f"'{path}'"
-        with open(path, "rb") as file:
-            named, metadata = _C._read_safetensors_fd(file.fileno(), source)
-    elif hasattr(f, "read"):
-        source = "the file object"
-        data = f.read() if not isinstance(f, io.TextIOBase) else ""
-        if isinstance(data, str):
-            raise TypeError("ember.load: f is a text file; open it in binary mode ('rb')")
+def load(source, relocate, path_fd=None, data=None):
+    """Reads a safetensors file, from an open file descriptor (path_fd) or from memory
+    (data); source names it in errors. relocate(tensor, location) places each tensor
+    (map_location); the location of a safetensors tensor is always "cpu"."""
+    if path_fd is not None:
+        named, metadata = _C._read_safetensors_fd(path_fd, source)
+    else:
         named, metadata = _C._read_safetensors_bytes(bytes(data), source)
-    else:
-        raise TypeError(f"ember.load: f must be a path or a binary file object, got {_type_name(f)}")
-    tensors = {name: relocate(t) for name, t in named}
+    tensors = {name: relocate(t, "cpu") for name, t in named}
     if _KEY not in metadata:
         return tensors
     return _decode_file(metadata[_KEY], tensors, source)
@@ -103,7 +81,7 @@ class _Encoder:
             name = self._name(path)
             self.tensors.append((name, obj))
             # As torch.load does, load gives back Parameters and requires_grad.
-            from .nn.parameter import Parameter
+            from ..nn.parameter import Parameter
             if isinstance(obj, Parameter):
                 return {"parameter": name, "requires_grad": obj.requires_grad}
             return {"tensor": name, "requires_grad": True} if obj.requires_grad else {"tensor": name}
@@ -120,7 +98,8 @@ class _Encoder:
             finally:
                 self._open.discard(id(obj))
         raise TypeError(f"ember.save: cannot save {_where(path)} of type {_type_name(obj)}; "
-                        f"only {_SAVABLE} can be saved (ember never pickles)")
+                        f"only {_SAVABLE} can be saved in a .safetensors file (it holds no "
+                        "pickled objects; save to another name for PyTorch's format)")
 
     def _encode_container(self, obj, path):
         if isinstance(obj, dict):  # OrderedDict too: a state_dict
@@ -154,44 +133,7 @@ def _where(path):
     return "obj" + "".join(f"[{k!r}]" for k in path)
 
 
-def _type_name(obj):
-    t = type(obj)
-    return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
-
-
 # ---- loading --------------------------------------------------------------------------
-
-def _relocation(map_location):
-    """map_location (as torch.load takes it) as a function tensor -> tensor."""
-    if map_location is None:
-        return lambda t: t
-    if isinstance(map_location, dict):
-        return _relocation(map_location.get("cpu", "cpu"))
-    if isinstance(map_location, (str, device)):
-        target = device(map_location) if isinstance(map_location, str) else map_location
-        return lambda t: _move(t, target)
-    if callable(map_location):
-        def relocate(t):
-            moved = map_location(t, "cpu")
-            if moved is None:
-                return t
-            if not isinstance(moved, Tensor):
-                raise TypeError(f"ember.load: map_location returned {_type_name(moved)}, "
-                                "not a tensor (or None)")
-            return moved
-        return relocate
-    raise TypeError("ember.load: map_location must be None, a str, an ember.device, a dict or "
-                    f"a function, got {_type_name(map_location)}")
-
-
-def _move(t, target):
-    if target.type == "cpu":
-        return t
-    try:
-        return t.to(target)
-    except RuntimeError as e:
-        raise RuntimeError(f"ember.load: cannot load the tensors onto {target}: {e}") from e
-
 
 def _decode_file(text, tensors, source):
     def malformed(why):
@@ -233,7 +175,7 @@ def _decode_tensor(node, tensors):
         raise _Malformed(f"it refers to a tensor '{name}' that the file does not hold")
     t = tensors[name]
     if kind == "parameter":
-        from .nn.parameter import Parameter
+        from ..nn.parameter import Parameter
         return Parameter(t, requires_grad=requires_grad)
     if requires_grad:
         if not t.is_floating_point():
