@@ -36,6 +36,7 @@ from ._legacy_types import CPU_TYPES as _CPU_TYPES  # noqa: E402  (FloatTensor, 
 from ._windows import *  # noqa: E402,F401,F403  (hann_window, ...)
 from ._sequences import *  # noqa: E402,F401,F403  (logspace, range, isin, unravel_index)
 from . import accelerator  # noqa: E402,F401  (ember.accelerator: torch.accelerator's API)
+from ._torch_functional_spellings import *  # noqa: E402,F401,F403  (torch.ctc_loss, ...)
 
 globals().update(_CPU_TYPES)
 

@@ -7,6 +7,7 @@ ember.nn.utils clips gradients.
 from . import functional, init, utils  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
-from .parameter import Parameter
+from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 
-__all__ = ["functional", "init", "utils", "Parameter", *_modules_all]
+__all__ = ["functional", "init", "utils", "Parameter", "Buffer", "UninitializedParameter",
+           "UninitializedBuffer", *_modules_all]

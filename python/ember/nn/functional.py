@@ -168,3 +168,34 @@ def upsample_bilinear(input, size=None, scale_factor=None):
 
 __all__ += ["adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices", "upsample",
             "upsample_nearest", "upsample_bilinear"]
+
+
+# 3-d convolutions and pools, the transposed 1-d convolution, max-unpooling and fractional
+# max pooling: Python composites of the ops above (_functional_*.py), each F.<name> unless
+# the extension provides the op itself.
+from . import (_functional_conv3d, _functional_fractional, _functional_pool3d,  # noqa: E402
+               _functional_unpool)
+
+for _module in (_functional_conv3d, _functional_pool3d, _functional_unpool,
+                _functional_fractional):
+    for _name in _module.__all__:
+        if not hasattr(_C, _name):
+            globals()[_name] = getattr(_module, _name)
+        if _name not in __all__:
+            __all__.append(_name)
+del _module, _name
+
+
+# embedding_bag, ctc_loss, affine_grid / grid_sample, gumbel_softmax, conv_tbc and the
+# multilabel-margin and triplet-with-distance losses: Python composites of ember ops
+# (_functional_*.py).
+from . import (_functional_conv_tbc, _functional_ctc, _functional_embedding_bag,  # noqa: E402
+               _functional_grid, _functional_gumbel, _functional_losses_extra2)
+
+for _module in (_functional_embedding_bag, _functional_ctc, _functional_grid,
+                _functional_gumbel, _functional_losses_extra2, _functional_conv_tbc):
+    for _name in _module.__all__:
+        globals()[_name] = getattr(_module, _name)
+        if _name not in __all__:
+            __all__.append(_name)
+del _module, _name

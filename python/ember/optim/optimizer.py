@@ -38,9 +38,37 @@ def _no_grad_step(step):
 
     @functools.wraps(step)
     def wrapper(self, closure=None):
+        _check_step_inputs(self)
         with no_grad():
             return step(self, closure)
     return wrapper
+
+
+def _check_step_inputs(optimizer):
+    """Every gradient and every per-parameter state tensor agrees with its parameter,
+    checked before step() writes anything: a step that raises leaves all parameters and
+    all state as they were (torch.optim fails on the first bad parameter, after updating
+    the ones before it). Optimizers whose state is not shaped like the parameters (LBFGS
+    keeps flat vectors) set _state_shaped_like_params = False."""
+    check_state = getattr(optimizer, "_state_shaped_like_params", True)
+    for group in optimizer.param_groups:
+        for p in group["params"]:
+            grad = p.grad
+            if grad is None:
+                continue
+            if tuple(grad.shape) != tuple(p.shape) or grad.device != p.device:
+                raise RuntimeError(
+                    f"{type(optimizer).__name__}.step: a parameter of shape {tuple(p.shape)} on "
+                    f"{p.device} has a gradient of shape {tuple(grad.shape)} on {grad.device}")
+            if not check_state:
+                continue
+            for key, value in optimizer.state.get(p, {}).items():
+                if (isinstance(value, _C.Tensor) and value.dim() > 0
+                        and (tuple(value.shape) != tuple(p.shape) or value.device != p.device)):
+                    raise RuntimeError(
+                        f"{type(optimizer).__name__}.step: state '{key}' of a parameter of shape "
+                        f"{tuple(p.shape)} on {p.device} has shape {tuple(value.shape)} on "
+                        f"{value.device} (a state_dict loaded for other parameters?)")
 
 
 def _closure_loss(closure):

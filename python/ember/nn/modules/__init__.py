@@ -3,7 +3,7 @@ from .activation import GELU, LeakyReLU, LogSoftmax, ReLU, SiLU, Sigmoid, Softma
 from .activation_extra import *  # noqa: F401,F403
 from .activation_extra import __all__ as _activation_extra_all
 from .attention import MultiheadAttention
-from .batchnorm import BatchNorm1d, BatchNorm2d
+from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose2d
 from .dropout import Dropout
@@ -34,6 +34,13 @@ from .pooling_extra import (AdaptiveAvgPool1d, AdaptiveMaxPool1d, AdaptiveMaxPoo
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .normalization import LocalResponseNorm, RMSNorm
 from .fold import Fold, Unfold
+from .conv_extra import Conv3d, ConvTranspose1d, ConvTranspose3d
+from .pooling3d import AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, LPPool3d, MaxPool3d
+from .pooling_fractional import FractionalMaxPool2d, FractionalMaxPool3d
+from .unpool import MaxUnpool1d, MaxUnpool2d, MaxUnpool3d
+from .lazy import (LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d, LazyConv2d,
+                   LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d,
+                   LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d, LazyLinear)
 
 __all__ = [
     "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
@@ -58,5 +65,22 @@ __all__ = [
     "UpsamplingBilinear2d", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d", "LPPool1d", "LPPool2d", "InstanceNorm1d", "InstanceNorm2d",
     "InstanceNorm3d", "LocalResponseNorm", "RMSNorm", "Fold", "Unfold",
+    # 3-d convolutions / pools, unpooling, fractional pools, lazy modules
+    "BatchNorm3d", "Conv3d", "ConvTranspose1d", "ConvTranspose3d", "MaxPool3d", "AvgPool3d",
+    "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "LPPool3d", "FractionalMaxPool2d",
+    "FractionalMaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "LazyLinear",
+    "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d",
+    "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d",
+    "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d",
 ]
 __all__ += _activation_extra_all
+
+# embedding bags, CTC / multilabel-margin / triplet-with-distance losses, adaptive softmax
+# and the cross-map LRN
+from .embedding_bag import EmbeddingBag  # noqa: E402
+from .loss_extra2 import CTCLoss, MultiLabelMarginLoss, TripletMarginWithDistanceLoss  # noqa: E402
+from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: E402
+from .cross_map_lrn import CrossMapLRN2d  # noqa: E402
+
+__all__ += ["EmbeddingBag", "CTCLoss", "MultiLabelMarginLoss", "TripletMarginWithDistanceLoss",
+            "AdaptiveLogSoftmaxWithLoss", "CrossMapLRN2d"]

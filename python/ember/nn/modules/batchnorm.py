@@ -1,11 +1,12 @@
-"""BatchNorm1d and BatchNorm2d: batch statistics in training, running ones in eval."""
+"""BatchNorm1d, BatchNorm2d and BatchNorm3d: batch statistics in training, running ones in
+eval."""
 from ... import _C
 from .. import functional as F
 from .module import Module
 from .normalization import _register_affine, _reset_affine
 from .utils import _factory_kwargs
 
-__all__ = ["BatchNorm1d", "BatchNorm2d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
 
 
 class _BatchNorm(Module):
@@ -93,3 +94,11 @@ class BatchNorm2d(_BatchNorm):
     def _check_input_dim(self, input):
         if input.dim() != 4:
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+class BatchNorm3d(_BatchNorm):
+    """BatchNorm3d(num_features, ...) over (N, C, D, H, W) input."""
+
+    def _check_input_dim(self, input):
+        if input.dim() != 5:
+            raise ValueError(f"expected 5D input (got {input.dim()}D input)")

@@ -111,3 +111,9 @@ from .loss_extra import *  # noqa: E402,F401,F403
 from .loss_extra import __all__ as _extra_all  # noqa: E402
 
 __all__ = __all__ + list(_extra_all)
+
+# and CTCLoss, MultiLabelMarginLoss, TripletMarginWithDistanceLoss (loss_extra2.py)
+from .loss_extra2 import *  # noqa: E402,F401,F403
+from .loss_extra2 import __all__ as _extra2_all  # noqa: E402
+
+__all__ = __all__ + list(_extra2_all)

@@ -5,6 +5,7 @@ dicts; attribute assignment routes values into them (__setattr__), and the
 traversals, state_dict and conversions walk them. Nothing here computes:
 forward() of each layer calls ember's C++ ops.
 """
+import contextvars
 import itertools
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
@@ -12,7 +13,7 @@ from collections.abc import Mapping
 from ... import _C
 from ..._C import Tensor
 from ...autograd import no_grad
-from ..parameter import Parameter
+from ..parameter import Buffer, Parameter
 from ._hooks import ModuleHooksMixin, RemovableHandle  # noqa: F401 (RemovableHandle: torch's place)
 
 __all__ = ["Module"]
@@ -91,6 +92,21 @@ def _parse_to(*args, **kwargs):
 
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
+
+# The writes of a load_state_dict in progress. _load_from_state_dict queues each copy
+# here instead of making it; load_state_dict makes them all once every key, shape and
+# value has been checked, so a call that raises leaves the module as it was (PyTorch
+# copies as it goes and leaves a half-loaded module). None outside load_state_dict:
+# a direct _load_from_state_dict call writes at once, as in PyTorch.
+_pending_state_writes = contextvars.ContextVar("_pending_state_writes", default=None)
+
+
+def _write_or_queue(write):
+    pending = _pending_state_writes.get()
+    if pending is None:
+        write()
+    else:
+        pending.append(write)
 
 
 _LEGACY_TYPES = {"FloatTensor": "float32", "DoubleTensor": "float64", "HalfTensor": "float16",
@@ -220,7 +236,10 @@ class Module(ModuleHooksMixin):
                 modules[name] = value
             else:
                 buffers = d.get("_buffers")
-                if buffers is not None and name in buffers:
+                if isinstance(value, Buffer):
+                    # nn.Buffer: registered (with its persistence) wherever it is assigned
+                    self.register_buffer(name, value, value.persistent)
+                elif buffers is not None and name in buffers:
                     if value is not None and not isinstance(value, Tensor):
                         raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
                                         "(ember.Tensor or None expected)")
@@ -500,28 +519,26 @@ class Module(ModuleHooksMixin):
                                   f"ember.Tensor from checkpoint but received {type(value)}")
                 continue
             # torch's backward compatibility: a 0-dim parameter takes a 1-element tensor.
-            if param.dim() == 0 and value.dim() == 1:
+            # (Through .shape, as torch: an uninitialized value refuses it with torch's error.)
+            if len(param.shape) == 0 and len(value.shape) == 1:
                 value = value[0]
             if tuple(value.shape) != tuple(param.shape):
                 error_msgs.append(f"size mismatch for {key}: copying a param with shape "
                                   f"{value.shape} from checkpoint, the shape in current model "
                                   f"is {param.shape}.")
                 continue
-            try:
+            def write(name=name, param=param, value=value):
                 with no_grad():
                     if assign:
                         self._assign_loaded(name, param, value)
                     else:
                         param.copy_(value)
-            except Exception as ex:  # noqa: BLE001 (reported with the key, as torch)
-                error_msgs.append(f'While copying the parameter named "{key}", whose dimensions '
-                                  f"in the model are {param.shape} and whose dimensions in the "
-                                  f"checkpoint are {value.shape}, an exception occurred : "
-                                  f"{ex.args}.")
+            _write_or_queue(write)
         extra_state_key = prefix + _EXTRA_STATE_KEY_SUFFIX
         if self._has_extra_state("set_extra_state"):
             if extra_state_key in state_dict:
-                self.set_extra_state(state_dict[extra_state_key])
+                extra_state = state_dict[extra_state_key]
+                _write_or_queue(lambda: self.set_extra_state(extra_state))
             elif strict:
                 missing_keys.append(extra_state_key)
         elif strict and extra_state_key in state_dict:
@@ -558,10 +575,16 @@ class Module(ModuleHooksMixin):
                     child_prefix = prefix + name + "."
                     load(child, {k: v for k, v in local_state_dict.items() if k.startswith(child_prefix)},
                          child_prefix)
-            # The hooks see (and may edit in place) the keys found so far.
+            # The hooks see (and may edit in place) the keys found so far; the values are
+            # copied only after every check, so a hook still sees the values from before.
             module._run_load_state_dict_post_hooks(_IncompatibleKeys(missing_keys, unexpected_keys))
 
-        load(self, state_dict)
+        pending = []
+        token = _pending_state_writes.set(pending)
+        try:
+            load(self, state_dict)
+        finally:
+            _pending_state_writes.reset(token)
         if strict:
             if unexpected_keys:
                 error_msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
@@ -572,6 +595,8 @@ class Module(ModuleHooksMixin):
         if error_msgs:
             raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
                 type(self).__name__, "\n\t".join(error_msgs)))
+        for write in pending:  # everything checked: now the copies
+            write()
         return _IncompatibleKeys(missing_keys, unexpected_keys)
 
     # ---- calling (hooks in _hooks.py) ------------------------------------------------

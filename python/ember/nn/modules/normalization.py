@@ -131,3 +131,9 @@ class LocalResponseNorm(Module):
 
     def extra_repr(self):
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+# torch.nn.modules.normalization also holds CrossMapLRN2d (cross_map_lrn.py)
+from .cross_map_lrn import CrossMapLRN2d  # noqa: E402
+
+__all__ = __all__ + ["CrossMapLRN2d"]

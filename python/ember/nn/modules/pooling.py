@@ -5,9 +5,9 @@ from .module import Module
 __all__ = ["MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"]
 
 
-class MaxPool2d(Module):
-    """MaxPool2d(kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
-    ceil_mode=False); stride defaults to kernel_size."""
+class _MaxPoolNd(Module):
+    """The max pools' options (torch's _MaxPoolNd); forward calls F.<_function>."""
+    _function = None
 
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
                  ceil_mode=False):
@@ -20,17 +20,18 @@ class MaxPool2d(Module):
         self.ceil_mode = ceil_mode
 
     def forward(self, input):
-        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+        return getattr(F, self._function)(input, self.kernel_size, self.stride, self.padding,
+                                          self.dilation, ceil_mode=self.ceil_mode,
+                                          return_indices=self.return_indices)
 
     def extra_repr(self):
         return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
                 f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
 
 
-class AvgPool2d(Module):
-    """AvgPool2d(kernel_size, stride=None, padding=0, ceil_mode=False,
-    count_include_pad=True, divisor_override=None)."""
+class _AvgPoolNd(Module):
+    """The 2-d and 3-d average pools' options; forward calls F.<_function>."""
+    _function = None
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
                  count_include_pad=True, divisor_override=None):
@@ -43,11 +44,24 @@ class AvgPool2d(Module):
         self.divisor_override = divisor_override
 
     def forward(self, input):
-        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad, self.divisor_override)
+        return getattr(F, self._function)(input, self.kernel_size, self.stride, self.padding,
+                                          self.ceil_mode, self.count_include_pad,
+                                          self.divisor_override)
 
     def extra_repr(self):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxPool2d(_MaxPoolNd):
+    """MaxPool2d(kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
+    ceil_mode=False); stride defaults to kernel_size."""
+    _function = "max_pool2d"
+
+
+class AvgPool2d(_AvgPoolNd):
+    """AvgPool2d(kernel_size, stride=None, padding=0, ceil_mode=False,
+    count_include_pad=True, divisor_override=None)."""
+    _function = "avg_pool2d"
 
 
 class AdaptiveAvgPool2d(Module):

@@ -1,20 +1,17 @@
 """1-d and adaptive-max pooling and power-average (LP) pooling layers."""
 from .. import functional as F
 from .module import Module
-from .pooling import MaxPool2d
+from .pooling import _MaxPoolNd
 from .utils import _single
 
 __all__ = ["MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d",
            "AdaptiveMaxPool2d", "LPPool1d", "LPPool2d"]
 
 
-class MaxPool1d(MaxPool2d):
+class MaxPool1d(_MaxPoolNd):
     """MaxPool1d(kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
     ceil_mode=False) over (N, C, L) or (C, L); MaxPool2d's options and repr."""
-
-    def forward(self, input):
-        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+    _function = "max_pool1d"
 
 
 class AvgPool1d(Module):

@@ -78,3 +78,9 @@ class Embedding(Module):
         return cls(num_embeddings=rows, embedding_dim=cols, _weight=embeddings, _freeze=freeze,
                    padding_idx=padding_idx, max_norm=max_norm, norm_type=norm_type,
                    scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+
+
+# torch.nn.modules.sparse also holds EmbeddingBag (embedding_bag.py)
+from .embedding_bag import EmbeddingBag  # noqa: E402
+
+__all__ = __all__ + ["EmbeddingBag"]
