@@ -67,7 +67,10 @@ class CudaRawAllocator final : public RawAllocator {
   void* raw_alloc(size_t nbytes) override {
     cuda::DeviceGuard guard(device_);
     void* p = nullptr;
-    return checked_alloc(cudaMalloc(&p, nbytes), p, "cudaMalloc");
+    // Two statements: as one call's arguments, `p` could be read before cudaMalloc
+    // sets it (the order of evaluation is unspecified; GCC reads it first).
+    cudaError_t err = cudaMalloc(&p, nbytes);
+    return checked_alloc(err, p, "cudaMalloc");
   }
   void raw_free(void* ptr) override {
     cuda::DeviceGuard guard(device_);
@@ -100,7 +103,8 @@ class PinnedHostRawAllocator final : public RawAllocator {
   void* raw_alloc(size_t nbytes) override {
     cuda::detail::require_gpu("pin_memory");
     void* p = nullptr;
-    return checked_alloc(cudaHostAlloc(&p, nbytes, cudaHostAllocDefault), p, "cudaHostAlloc");
+    cudaError_t err = cudaHostAlloc(&p, nbytes, cudaHostAllocDefault);  // before reading p
+    return checked_alloc(err, p, "cudaHostAlloc");
   }
   void raw_free(void* ptr) override { EMBER_CUDA_CHECK(cudaFreeHost(ptr)); }
   // A copy may use the block on a stream of any device: the event goes there.

@@ -129,8 +129,8 @@ def test_addmm_bias_of_a_transposed_and_sliced_product():
     check(lambda b, x, w: ember.addmm(b, x.t(), w[:, ::1].t()), rand(16, seed=3), rand(12, 9), w)
     check(lambda b, x, w: ember.addmm(b, x[1:7, 2:10], w[2:10, :5]), rand(5, seed=3), rand(8, 11), w)
     # A bias vector that is not contiguous, or offset by one element (alignment).
-    check(lambda b, x, w: ember.addmm(b[::2], x, w), rand(32, seed=3), rand(9, 12), w)
-    check(lambda b, x, w: ember.addmm(b[1:], x, w), rand(17, seed=3), rand(9, 12), w)
+    check(lambda b, x, w: ember.addmm(b[::2], x, w.t()), rand(32, seed=3), rand(9, 12), w)
+    check(lambda b, x, w: ember.addmm(b[1:], x, w.t()), rand(17, seed=3), rand(9, 12), w)
 
 
 def test_addmm_empty_k_with_beta_zero_gives_zeros():

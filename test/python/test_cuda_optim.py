@@ -32,7 +32,9 @@ CASES = [
     ("Adagrad", dict(lr=0.1, lr_decay=0.01, weight_decay=0.1, maximize=True)),
 ]
 
-TOL = {ember.float32: (2e-5, 1e-6), ember.float64: (1e-12, 1e-14)}
+# float32: the CUDA loops contract a * b + c into one rounding (FMA) where the CPU rounds
+# twice; over the steps that moves near-zero state entries by about 1e-6.
+TOL = {ember.float32: (2e-5, 1e-5), ember.float64: (1e-12, 1e-14)}
 
 
 def grads_for(shape, steps):

@@ -173,8 +173,10 @@ def _factory_errors(fn_args):
 
 # ---- random ops ----------------------------------------------------------------------------
 
-def _gen(m, seed=0):
-    return m.Generator().manual_seed(seed)
+def _gen(m, seed=0, like=None):
+    """A seeded generator of like's device (a CUDA tensor samples from a CUDA generator)."""
+    device = like.device if like is not None else "cpu"
+    return m.Generator(device).manual_seed(seed)
 
 
 def _values(t):
@@ -228,11 +230,11 @@ def _random_samples(dtype, rng):
 
 
 def _uniform(m, x, low=-2.0, high=3.0):
-    return x.clone().uniform_(low, high, generator=_gen(m))
+    return x.clone().uniform_(low, high, generator=_gen(m, like=x))
 
 
 def _normal(m, x, mean=1.5, std=2.0):
-    return x.clone().normal_(mean, std, generator=_gen(m))
+    return x.clone().normal_(mean, std, generator=_gen(m, like=x))
 
 
 def _bad_float_call(**kwargs):
@@ -250,11 +252,12 @@ def _random_range(dtype):
 
 def _random_from_to(m, x, low=None, high=None):
     lo, hi = _random_range(str(x.dtype).split(".")[-1])
-    return x.clone().random_(lo if low is None else low, hi if high is None else high, generator=_gen(m))
+    return x.clone().random_(lo if low is None else low, hi if high is None else high,
+                             generator=_gen(m, like=x))
 
 
 def _bernoulli(m, x, p=0.3):
-    return x.clone().bernoulli_(p, generator=_gen(m))
+    return x.clone().bernoulli_(p, generator=_gen(m, like=x))
 
 
 def _rand_compare_random_from_to():
@@ -648,7 +651,7 @@ OPS = [
     # generator per call, so the in-place form gives the same values). Their gradient
     # (zero for self) is checked by the deterministic "partial" variants. ----
     OpInfo("uniform_", _uniform, _random_samples, dtypes=FLOATING, grad=False, nondeterministic=True,
-           inplace=lambda m, x, low=-2.0, high=3.0: x.uniform_(low, high, generator=_gen(m)),
+           inplace=lambda m, x, low=-2.0, high=3.0: x.uniform_(low, high, generator=_gen(m, like=x)),
            compare=_random_compare(-2, 3, lambda m, dt, g: _empty(m, dt).uniform_(-2, 3, generator=g), mean=0.5,
                                    std=5 / np.sqrt(12)),
            errors=_bad_float_call(low=3.0, high=2.0)),
@@ -659,7 +662,7 @@ OPS = [
            compare=_random_compare(0, 1, lambda m, dt, g: m.rand(4000, generator=g, dtype=getattr(m, dt)),
                                    mean=0.5, std=1 / np.sqrt(12))),
     OpInfo("normal_", _normal, _random_samples, dtypes=FLOATING, grad=False, nondeterministic=True,
-           inplace=lambda m, x, mean=1.5, std=2.0: x.normal_(mean, std, generator=_gen(m)),
+           inplace=lambda m, x, mean=1.5, std=2.0: x.normal_(mean, std, generator=_gen(m, like=x)),
            compare=_random_compare(-np.inf, np.inf, lambda m, dt, g: _empty(m, dt).normal_(1.5, 2.0, generator=g),
                                    mean=1.5, std=2.0),
            errors=_bad_float_call(std=-1.0)),
@@ -670,15 +673,15 @@ OPS = [
            compare=_random_compare(-np.inf, np.inf, lambda m, dt, g: m.randn(4000, generator=g, dtype=getattr(m, dt)),
                                    mean=0.0, std=1.0)),
     OpInfo("random_", _random_from_to, _random_samples, dtypes=ALL_AND_BOOL, grad=False, nondeterministic=True,
-           inplace=lambda m, x: x.random_(*_random_range(str(x.dtype).split(".")[-1]), generator=_gen(m)),
+           inplace=lambda m, x: x.random_(*_random_range(str(x.dtype).split(".")[-1]), generator=_gen(m, like=x)),
            compare=_rand_compare_random_from_to(),
            errors=lambda rng: [ErrorCase(Sample((T(np.zeros(3), "uint8"),), {"low": -1, "high": 3}), RuntimeError),
                                ErrorCase(Sample((T(np.zeros(3), "uint8"),), {"low": 0, "high": 300}), RuntimeError),
                                ErrorCase(Sample((_f(rng, (3,), "float32"),), {"low": 5, "high": 2}), RuntimeError)]),
-    OpInfo("random_", lambda m, x: x.clone().random_(2 if x.dtype == m.bool else 5, generator=_gen(m)),
+    OpInfo("random_", lambda m, x: x.clone().random_(2 if x.dtype == m.bool else 5, generator=_gen(m, like=x)),
            _random_samples, dtypes=ALL_AND_BOOL, variant="to", grad=False, nondeterministic=True,
            compare=_random_to_compare()),
-    OpInfo("random_", lambda m, x: x.clone().random_(generator=_gen(m)), _random_samples, dtypes=ALL_AND_BOOL,
+    OpInfo("random_", lambda m, x: x.clone().random_(generator=_gen(m, like=x)), _random_samples, dtypes=ALL_AND_BOOL,
            variant="full_range", grad=False, nondeterministic=True, compare=_random_full_compare()),
     OpInfo("random_", _partial(lambda m, v: v.random_(5, 6)), _partial_samples(), dtypes=NUMERIC,
            variant="partial"),
@@ -691,14 +694,14 @@ OPS = [
            dtypes=NUMERIC, grad=False, trace=False, nondeterministic=True, compare=_randperm_compare(),
            errors=_factory_errors([(-1,)])),
     OpInfo("bernoulli_", _bernoulli, _random_samples, dtypes=ALL_AND_BOOL, grad=False, nondeterministic=True,
-           inplace=lambda m, x, p=0.3: x.bernoulli_(p, generator=_gen(m)),
+           inplace=lambda m, x, p=0.3: x.bernoulli_(p, generator=_gen(m, like=x)),
            compare=_random_compare(0, 1, lambda m, dt, g: _empty(m, dt).bernoulli_(0.3, generator=g), mean=0.3,
                                    integer=True, hi_inclusive=True),
            errors=lambda rng: [ErrorCase(Sample((_f(rng, (3,), "float32"),), {"p": 1.5}), RuntimeError),
                                ErrorCase(Sample((_f(rng, (3,), "float32"),), {"p": -0.1}), RuntimeError)]),
     OpInfo("bernoulli_", _partial(lambda m, v: v.bernoulli_(1.0)), _partial_samples(), dtypes=ALL_AND_BOOL,
            variant="partial"),
-    OpInfo("bernoulli_", lambda m, x: m.bernoulli(x, p=0.7, generator=_gen(m)), _random_samples, dtypes=FLOATING,
+    OpInfo("bernoulli_", lambda m, x: m.bernoulli(x, p=0.7, generator=_gen(m, like=x)), _random_samples, dtypes=FLOATING,
            variant="bernoulli_p", grad=False, nondeterministic=True,
            compare=_random_compare(0, 1, lambda m, dt, g: m.bernoulli(_empty(m, dt), p=0.7, generator=g), mean=0.7,
                                    integer=True, hi_inclusive=True)),
