@@ -158,6 +158,8 @@ static py::object node_object(const std::shared_ptr<Node>& fn) {
 void bind_autograd(py::module_& m, TensorClass& cls) {
   m.def("is_grad_enabled", &is_grad_enabled);
   m.def("_set_grad_enabled", &set_grad_enabled);
+  m.def("is_inference_mode_enabled", &is_inference_mode_enabled);
+  m.def("_set_inference_mode_enabled", &set_inference_mode_enabled);
 
   py::class_<Node, std::shared_ptr<Node>>(m, "Node")
       .def("name", &Node::name)
@@ -206,6 +208,7 @@ void bind_autograd(py::module_& m, TensorClass& cls) {
                     [](Tensor& t, py::object g) { t.set_grad(g.is_none() ? Tensor() : g.cast<Tensor>()); })
       .def_property_readonly("grad_fn", [](const Tensor& t) { return node_object(t.grad_fn()); })
       .def_property_readonly("is_leaf", &Tensor::is_leaf)
+      .def("is_inference", &Tensor::is_inference)
       .def("_is_view", &Tensor::is_view)
       .def_property_readonly("_base", [](const Tensor& t) { return tensor_or_none(t._base()); })
       .def_property_readonly("output_nr", &Tensor::output_nr)

@@ -7,6 +7,7 @@
 #include "ember/dtype.h"
 #include "ember/error.h"
 #include "ember/generator.h"
+#include "ember/inference_mode.h"
 #include "ember/memory.h"
 #include "ember/options.h"
 #include "ember/scalar.h"

@@ -72,6 +72,8 @@ class Tensor {
 
   // ---- autograd flags (the engine itself lives in lib/autograd) ---------------
   bool requires_grad() const { return impl_ && impl_->requires_grad; }
+  // Made in inference mode (ember/inference_mode.h).
+  bool is_inference() const { return impl_ && impl_->is_inference; }
 
   // ---- views (share storage; see include/ember/ops/views.h) --------------------
   Tensor view(const IntList& shape) const;

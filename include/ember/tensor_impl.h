@@ -42,6 +42,9 @@ class TensorImpl : public RefCounted {
   bool is_wrapped_number = false;
 
   bool requires_grad = false;
+  // Made in inference mode (or a view of such a tensor): it never joins autograd
+  // outside inference mode (ember/inference_mode.h).
+  bool is_inference = false;
   std::shared_ptr<AutogradMeta> autograd;
 
  private:

@@ -1,6 +1,7 @@
 #include "autograd/saved_tensor.h"
 
 #include "autograd/autograd_meta.h"
+#include "ember/inference_mode.h"
 
 namespace ember::autograd {
 namespace {
@@ -25,6 +26,9 @@ const char* const kGraphFreedMessage =
 SavedTensor::SavedTensor(const Tensor& t, bool is_output, uint32_t output_nr)
     : output_nr_(output_nr), defined_(t.defined()), is_output_(is_output) {
   if (!defined_) return;
+  EMBER_CHECK(!t.impl()->is_inference || is_inference_mode_enabled(),
+              "Inference tensors cannot be saved for backward. To work around you can make a "
+              "clone to get a normal tensor and use it in autograd.");
   version_ = t.version();
   requires_grad_ = t.requires_grad();
   // An output is kept as a plain alias: holding it with its grad_fn would make

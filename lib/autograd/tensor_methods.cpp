@@ -2,6 +2,7 @@
 #include "autograd/autograd_meta.h"
 #include "autograd/nodes.h"
 #include "autograd/view_tracking.h"
+#include "ember/inference_mode.h"
 #include "ember/ops/elementwise.h"
 
 namespace ember {
@@ -11,6 +12,9 @@ using namespace autograd;
 Tensor& Tensor::requires_grad_(bool requires_grad) {
   EMBER_CHECK(!requires_grad || is_floating(dtype()), "only Tensors of floating point dtype "
               "can require gradients (got ", dtype_name(dtype()), ")");
+  EMBER_CHECK(!requires_grad || !impl()->is_inference || is_inference_mode_enabled(),
+              "Setting requires_grad=True on inference tensor outside InferenceMode is not "
+              "allowed.");
   AutogradMeta* m = meta_or_null(*this);
   if (!requires_grad && m && m->grad_fn)
     throw Error("you can only change requires_grad flags of leaf variables. If you want to use "

@@ -1,5 +1,7 @@
 #include "ember/tensor_impl.h"
 
+#include "ember/inference_mode.h"
+
 namespace ember {
 
 TensorImpl::TensorImpl(IntrusivePtr<Storage> storage, int64_t offset, DimVector sizes,
@@ -9,6 +11,7 @@ TensorImpl::TensorImpl(IntrusivePtr<Storage> storage, int64_t offset, DimVector 
       sizes_(std::move(sizes)),
       strides_(std::move(strides)),
       dtype_(dtype) {
+  is_inference = is_inference_mode_enabled();
   refresh();
 }
 

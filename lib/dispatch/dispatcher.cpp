@@ -2,6 +2,7 @@
 #include "dispatch/kernel_lookup.h"
 #include "dispatch/op_ids/core.h"
 #include "dispatch/op_schema.h"
+#include "ember/inference_mode.h"
 
 namespace ember {
 
@@ -83,10 +84,16 @@ void dispatch_below_tracer(OpCall& call) {
 
 namespace {
 
-// An output whose elements share memory (an expanded tensor: a stride 0 on a dim longer
-// than 1) cannot be written element by element: the result would depend on the order of
-// the writes. PyTorch refuses it for every op but fill_, before anything is written.
-void check_no_internal_overlap(const OpCall& call) {
+// Whether the preset outputs may be written, checked before anything is: an inference
+// tensor only inside inference mode; and not an output whose elements share memory (an
+// expanded tensor: a stride 0 on a dim longer than 1), whose result would depend on the
+// order of the writes (PyTorch refuses it for every op but fill_).
+void check_writable_outputs(const OpCall& call) {
+  for (const Tensor& out : call.outputs)
+    EMBER_CHECK(!out.impl()->is_inference || is_inference_mode_enabled(), call.name(),
+                ": Inplace update to inference tensor outside InferenceMode is not allowed.You "
+                "can make a clone to get a normal tensor before doing inplace update.See "
+                "https://github.com/pytorch/rfcs/pull/17 for more details.");
   if (call.op == opid::fill_) return;  // the same value into every element: order-free
   for (const Tensor& out : call.outputs) {
     const DimVector& sizes = out.sizes();
@@ -108,7 +115,7 @@ void dispatch_backend(OpCall& call) {
     throw NotImplementedError(detail::str(call.name(), ": no kernel for device ",
                                           call.device->str()));
   bool preset = call.has_preset_output();
-  if (preset) check_no_internal_overlap(call);
+  if (preset) check_writable_outputs(call);
   if (__builtin_expect(schema_checks_enabled(), 0)) check_call_inputs(call);
   fn(call);
   if (__builtin_expect(schema_checks_enabled(), 0)) check_call_outputs(call);

@@ -512,3 +512,47 @@ def test_contains_matches_torch():
         assert (element in ember.tensor([1, 2])) == (element in torch.tensor([1, 2]))
     assert (ember.tensor(2) in ember.tensor([1, 2])) is True
     assert ember.flatten(ember.tensor(1.0)).tolist() == [1.0]
+
+
+# ---- inference tensors -----------------------------------------------------------------------
+
+def test_inference_tensors_follow_torchs_rules():
+    for m in (ember, torch):
+        normal = m.ones(2)
+        with m.inference_mode():
+            x = m.ones(2)
+            view_of_x = x[:1]
+            view_of_normal = normal[:1]
+            x.add_(1)  # in place inside inference mode: allowed
+            assert m.is_inference_mode_enabled()
+        assert not m.is_inference_mode_enabled()
+        assert x.is_inference() and view_of_x.is_inference()
+        assert not normal.is_inference() and not view_of_normal.is_inference()
+        assert x.tolist() == [2.0, 2.0] and not x.requires_grad
+        with m.no_grad():
+            assert not m.ones(1).is_inference()
+    refused = {
+        "saved for backward": lambda m, x: (x * m.ones(2, requires_grad=True)).sum(),
+        "written in place": lambda m, x: x.add_(1),
+        "made to require grad": lambda m, x: x.requires_grad_(),
+    }
+    for name, call in refused.items():
+        with ember.inference_mode():
+            e = ember.ones(2)
+        with torch.inference_mode():
+            t = torch.ones(2)
+        raises_like_torch(lambda: call(ember, e), lambda: call(torch, t))
+        assert e.tolist() == [1.0, 1.0], name
+
+
+def test_inference_mode_decorator_and_nesting():
+    @ember.inference_mode()
+    def make():
+        return ember.ones(1)
+
+    assert make().is_inference()
+    with ember.inference_mode():
+        with ember.inference_mode(False):
+            assert not ember.is_inference_mode_enabled()
+            assert not ember.ones(1).is_inference()
+        assert ember.is_inference_mode_enabled()

@@ -1,6 +1,5 @@
 """Context managers (and decorators) that switch gradient recording."""
 import functools
-import threading
 
 from .. import _C
 
@@ -57,17 +56,14 @@ class set_grad_enabled(_GradModeBase):
 
 
 # Whether the innermost inference_mode block of this thread is on
-# (torch.is_inference_mode_enabled); per thread, as grad mode is.
-_inference_state = threading.local()
-
-
-def is_inference_mode_enabled():
-    """True inside an enabled inference_mode block."""
-    return getattr(_inference_state, "on", False)
+# (torch.is_inference_mode_enabled); per thread, kept in C++ where new tensors read it.
+is_inference_mode_enabled = _C.is_inference_mode_enabled
 
 
 class inference_mode(_GradModeBase):
-    """Like no_grad (ember keeps no separate inference tensors)."""
+    """No op is recorded inside, and the tensors made inside are inference tensors
+    (Tensor.is_inference()): outside inference mode they cannot be saved for backward,
+    written in place or made to require grad, as in PyTorch (ember/inference_mode.h)."""
 
     def __init__(self, mode=True):
         self._args = (mode,)
@@ -76,11 +72,11 @@ class inference_mode(_GradModeBase):
     def __enter__(self):
         self._prev = _C.is_grad_enabled()
         self._prev_inference = is_inference_mode_enabled()
-        _inference_state.on = self._mode
+        _C._set_inference_mode_enabled(self._mode)
         if self._mode:
             _C._set_grad_enabled(False)
 
     def __exit__(self, *exc):
         _C._set_grad_enabled(self._prev)
-        _inference_state.on = self._prev_inference
+        _C._set_inference_mode_enabled(self._prev_inference)
         return False
