@@ -145,9 +145,9 @@ EXCLUDED = {
 
 # The coverage (percent of the counted names) each namespace must keep; raised as
 # names land. The goal is 95 everywhere.
-FLOORS = {"": 71, "Tensor": 85, "nn": 77, "nn.functional": 80, "nn.init": 92, "nn.utils": 53,
-          "optim": 46, "optim.lr_scheduler": 100, "autograd": 64, "utils.data": 100,
-          "special": 39, "cuda": 62}
+FLOORS = {"": 86, "Tensor": 92, "nn": 100, "nn.functional": 100, "nn.init": 100,
+          "nn.utils": 100, "optim": 100, "optim.lr_scheduler": 100, "autograd": 64,
+          "utils.data": 100, "special": 39, "cuda": 62}
 
 
 def _resolve(root, path):
