@@ -214,7 +214,15 @@ TensorClass bind_tensor(py::module_& m) {
       .def("resize_as_", [](Tensor& t, const Tensor& other) -> Tensor { return t.resize_as_(other); },
            py::arg("the_template"))
       // copies and conversions
-      .def("contiguous", &Tensor::contiguous)
+      // memory_format: None or ember.contiguous_format here; the other formats are strides
+      // made in Python (ember/_layout.py), handed on by name.
+      .def("contiguous", [](const Tensor& t, py::handle memory_format) -> py::object {
+        if (memory_format.is_none() ||
+            (py::hasattr(memory_format, "_name") &&
+             std::string(py::str(memory_format.attr("_name"))) == "contiguous_format"))
+          return py::cast(t.contiguous());
+        return py::module_::import("ember._layout").attr("_contiguous_as")(t, memory_format);
+      }, py::arg("memory_format") = py::none())
       .def("clone", &Tensor::clone)
       .def("detach", &Tensor::detach)
       .def("to", &to_any)

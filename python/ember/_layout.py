@@ -97,7 +97,7 @@ def _dense_strides(tensor):
     return list(tensor.stride())
 
 
-_contiguous = Tensor.contiguous
+_contiguous = Tensor.contiguous  # the C++ binding: None / contiguous_format, else _contiguous_as
 _is_contiguous = Tensor.is_contiguous
 _clone_method = Tensor.clone
 _to = Tensor.to
@@ -208,7 +208,6 @@ def is_neg(input):  # noqa: A002
     return False
 
 
-Tensor.contiguous = _contiguous_as
 Tensor.is_contiguous = _is_contiguous_as
 Tensor.clone = lambda self, *, memory_format=preserve_format: clone(
     self, memory_format=memory_format)
