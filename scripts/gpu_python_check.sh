@@ -30,6 +30,11 @@ export LD_LIBRARY_PATH=$ROOT/gpu_carry
 EMBER_NVIDIA_WHEEL_PATH=$($PY -c "import site; print(':'.join(site.getsitepackages()))")
 export EMBER_NVIDIA_WHEEL_PATH
 PYTHONPATH=python $PY -c "import ember; print('ember cuda available:', ember.cuda.is_available()); x = ember.ones(3, device='cuda'); print((x + 1).cpu())" 2>&1 | tail -3 | tee -a "$SUMMARY"
+if [[ -n "${GPU_PROBE:-}" ]]; then  # a script of one's own instead of the tests
+  log "probe: $GPU_PROBE"
+  PYTHONPATH=python timeout 120 $PY "$GPU_PROBE" 2>&1 | tee -a "$SUMMARY"
+  exit 0
+fi
 log "pytest: CUDA op database and test_cuda*.py"
 PYTHONPATH=python timeout "${PYTEST_TIMEOUT:-300}" $PY -m pytest -q -n 16 --maxfail=300 -p no:cacheprovider \
   --junitxml="$OUT/cuda_python.xml" test/python/test_opdb.py -k "cuda or device" \

@@ -9,6 +9,7 @@
 #include "dispatch/args/nn.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn.h"
+#include "kernels/restride.h"
 
 namespace ember::cuda::loss {
 namespace {
@@ -119,7 +120,11 @@ void class_loss(OpCall& c, const ClassLossParams& p, OpId op, const char* name) 
     });
   }
   if (p.reduction == kNone) {
-    c.outputs.push_back(buf.select(0, 0).to(x.dtype()).reshape(IntList(shape.begin(), shape.end())));
+    // The loss row of buf in the output's shape, made without a dispatched view op: a
+    // view made here would reach autograd as a view of buf (its grad_fn then rebuilt as
+    // as_strided of buf: the first GPU run's wrong cross_entropy gradients in float64).
+    const DimVector sizes(shape.begin(), shape.end());
+    c.outputs.push_back(restride(buf, sizes, contiguous_strides(sizes), 0).to(x.dtype()));
     return;
   }
   Tensor sums = empty({2}, dopts);

@@ -12,6 +12,7 @@
 
 #include "kernels/dtype_dispatch.h"
 #include "kernels/grad_flags.h"
+#include "kernels/restride.h"
 #include "cuda/block_reduce.cuh"
 #include "cuda/launch.h"
 #include "cuda/norm/norm_common.h"
@@ -221,9 +222,15 @@ void layer_norm_backward_cuda(OpCall& c) {
     });
   }
   c.outputs.push_back(dx);
-  const IntList ns(args.normalized_shape.begin(), args.normalized_shape.end());
-  c.outputs.push_back(dw.defined() ? dw.to(param_grad_dtype(weight, x)).reshape(ns) : Tensor());
-  c.outputs.push_back(db.defined() ? db.to(param_grad_dtype(bias, weight.defined() ? weight : x)).reshape(ns)
+  // In normalized_shape, without a dispatched view op (a view made here would reach
+  // autograd as a view of the kernel's buffer).
+  const DimVector ns(args.normalized_shape.begin(), args.normalized_shape.end());
+  auto shaped = [&](const Tensor& g, DType dtype) {
+    Tensor flat = g.to(dtype).contiguous();
+    return restride(flat, ns, contiguous_strides(ns), flat.storage_offset());
+  };
+  c.outputs.push_back(dw.defined() ? shaped(dw, param_grad_dtype(weight, x)) : Tensor());
+  c.outputs.push_back(db.defined() ? shaped(db, param_grad_dtype(bias, weight.defined() ? weight : x))
                                    : Tensor());
 }
 
