@@ -557,3 +557,23 @@ def test_inference_mode_decorator_and_nesting():
             assert not ember.is_inference_mode_enabled()
             assert not ember.ones(1).is_inference()
         assert ember.is_inference_mode_enabled()
+
+
+def test_cuda_older_names_and_device_of():
+    assert ember.cuda.is_initialized() == ember.cuda.is_available()
+    with ember.cuda.device_of(ember.ones(2)):  # a CPU tensor changes nothing
+        pass
+    if not ember.cuda.is_available():
+        for call in (ember.cuda.init, ember.cuda.memory_cached, ember.cuda.max_memory_cached,
+                     ember.cuda.reset_max_memory_allocated):
+            with pytest.raises(RuntimeError), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                call()
+        return
+    with pytest.warns(FutureWarning):
+        assert ember.cuda.memory_cached() == ember.cuda.memory_reserved()
+    with pytest.warns(FutureWarning):
+        assert ember.cuda.max_memory_cached() == ember.cuda.max_memory_reserved()
+    x = ember.ones(4, device="cuda")
+    with ember.cuda.device_of(x):
+        assert ember.cuda.current_device() == x.get_device()

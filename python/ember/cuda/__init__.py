@@ -4,6 +4,8 @@ Mirrors torch.cuda. Without a CUDA build or without a GPU, is_available() is Fal
 device_count() is 0 and the rest raise RuntimeError ("ember was built without CUDA"
 or "no CUDA GPU is available"). The work is done by ember::cuda in C++ (_C._cuda).
 """
+import warnings
+
 from .. import _C
 
 _cuda = _C._cuda
@@ -182,11 +184,61 @@ def memory_summary(device=None, abbreviated=False):
     return _cuda.memory_summary(_index(device))
 
 
+# PyTorch's older names, which it keeps with a FutureWarning.
+def memory_cached(device=None):
+    warnings.warn("ember.cuda.memory_cached has been renamed to ember.cuda.memory_reserved",
+                  FutureWarning, stacklevel=2)
+    return memory_reserved(device)
+
+
+def max_memory_cached(device=None):
+    warnings.warn("ember.cuda.max_memory_cached has been renamed to "
+                  "ember.cuda.max_memory_reserved", FutureWarning, stacklevel=2)
+    return max_memory_reserved(device)
+
+
+def reset_max_memory_allocated(device=None):
+    warnings.warn("ember.cuda.reset_max_memory_allocated now calls "
+                  "ember.cuda.reset_peak_memory_stats, which resets /all/ peak memory stats.",
+                  FutureWarning, stacklevel=2)
+    reset_peak_memory_stats(device)
+
+
+def reset_max_memory_cached(device=None):
+    warnings.warn("ember.cuda.reset_max_memory_cached now calls "
+                  "ember.cuda.reset_peak_memory_stats, which resets /all/ peak memory stats.",
+                  FutureWarning, stacklevel=2)
+    reset_peak_memory_stats(device)
+
+
+def init():
+    """Initializes CUDA now (ember does it on first use); raises without a GPU."""
+    _index(None)
+    current_device()
+
+
+def is_initialized():
+    """Whether CUDA has been set up in this process: with ember, whenever a GPU is present
+    (the runtime starts when ember.cuda first asks for devices)."""
+    return is_available()
+
+
+class device_of(device):  # noqa: N801 (torch's name)
+    """with device_of(tensor): the tensor's CUDA device is current inside (nothing changes
+    for a CPU tensor)."""
+
+    def __init__(self, obj):
+        index = obj.get_device() if isinstance(obj, _C.Tensor) and obj.is_cuda else -1
+        super().__init__(index)
+
+
 __all__ = [
     "Event", "OutOfMemoryError", "Stream", "StreamContext", "current_device", "current_stream", "default_stream",
     "device", "device_count", "empty_cache", "is_available", "is_built", "max_memory_allocated",
     "max_memory_reserved", "memory_allocated", "memory_reserved", "memory_stats", "memory_summary",
     "reset_peak_memory_stats", "set_device", "set_stream", "stream", "synchronize",
+    "memory_cached", "max_memory_cached", "reset_max_memory_allocated", "reset_max_memory_cached",
+    "init", "is_initialized", "device_of",
 ]
 
 
