@@ -427,9 +427,10 @@ def test_damaged_files_never_crash():
 
 # ---- atomic writes ------------------------------------------------------------------------
 
-def test_a_write_that_fails_midway_leaves_the_old_file(tmp_path):
+@pytest.mark.parametrize("suffix", [".safetensors", ".pt"])  # both formats' writers
+def test_a_write_that_fails_midway_leaves_the_old_file(tmp_path, suffix):
     # A file size limit makes the write fail after its first bytes, as a full disk would.
-    target = tmp_path / "model.safetensors"
+    target = tmp_path / f"model{suffix}"
     ember.save({"w": ember.ones(4)}, target)
     old = target.read_bytes()
     script = textwrap.dedent(f"""
