@@ -3,6 +3,8 @@
 # make bench  also installs PyTorch, runs bench/ side by side and rewrites docs/PERF.md
 # make fuzz   builds the model-file fuzz harness with clang (ASan, UBSan, libFuzzer) and runs it
 #             for FUZZ_SECONDS (docs/RELIABILITY.md); not part of make test
+# make sanitize  builds a second tree (build-san/) with ASan + UBSan and runs the C++ and Python
+#             suites against it; any sanitizer report fails it (docs/RELIABILITY.md); not part of make test
 # make fuzz-checkpoint  fuzzes ember.load(weights_only=True) with damaged PyTorch checkpoints
 #             for FUZZ_CHECKPOINT_SECONDS (scripts/fuzz_checkpoint.py, docs/serialization.md)
 SHELL := /bin/bash
@@ -13,7 +15,7 @@ JOBS ?= $(shell nproc)
 APT_PACKAGES := cmake ninja-build g++ ccache libopenblas-dev libdnnl-dev catch2 nlohmann-json3-dev python3-venv
 CMAKE_FLAGS ?=
 
-.PHONY: all deps venv build test test-cpp test-python demo bench fuzz fuzz-checkpoint clean
+.PHONY: all deps venv build test test-cpp test-python demo bench sanitize fuzz fuzz-checkpoint clean
 
 all: build
 
@@ -53,6 +55,14 @@ bench: build
 	$(PY) -m pip install -q torch
 	PYTHONPATH=python $(PY) bench/run_all.py --write docs/PERF.md
 	PYTHONPATH=python $(PY) bench/deploy_latency.py --write docs/PERF.md
+
+SAN_BUILD ?= build-san
+sanitize: deps venv
+	cmake -S . -B $(SAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS=-g1 \
+	  -DEMBER_SANITIZE=ON -DEMBER_CUDA=OFF -DEMBER_BUILD_EXAMPLES=OFF \
+	  -DEMBER_PYTHON_PACKAGE_DIR=$(abspath $(SAN_BUILD))/python/ember -DPython3_EXECUTABLE=$(abspath $(PY))
+	cmake --build $(SAN_BUILD) -j $(JOBS)
+	PY=$(PY) bash scripts/sanitize_run.sh $(SAN_BUILD)
 
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 600

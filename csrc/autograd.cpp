@@ -10,6 +10,9 @@
 #include "ember/autograd_function.h"
 
 namespace ember::python {
+
+void bind_autograd_debug(py::module_& m);  // autograd_debug.cpp
+
 namespace {
 
 using autograd::Node;
@@ -255,6 +258,7 @@ void bind_autograd(py::module_& m, TensorClass& cls) {
   });
   m.def("_link_function", &link_function);
   bind_function_ctx(m);
+  bind_autograd_debug(m);
 }
 
 }  // namespace ember::python

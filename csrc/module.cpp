@@ -1,6 +1,15 @@
 // The extension module ember._C. python/ember/ re-exports what it defines.
 #include "bindings.h"
 
+namespace ember::python {
+void bind_linalg_lapack(py::module_& m);  // csrc/linalg_lapack.cpp
+}
+
+namespace ember::python {
+void bind_storage(py::module_& m);  // storage_bindings.cpp (ember.UntypedStorage's helpers)
+void bind_special_functions(py::module_& m, TensorClass& cls);  // special_functions.cpp
+}
+
 PYBIND11_MODULE(_C, m) {
   using namespace ember::python;
   m.doc() = "ember's C++ core";
@@ -14,6 +23,7 @@ PYBIND11_MODULE(_C, m) {
   bind_linalg(m, cls);
   bind_statistics(m, cls);
   bind_linalg_extra(m, cls);
+  bind_linalg_lapack(m);
   bind_nn(m, cls);
   bind_nn_backward(m);
   bind_shape_index(m, cls);
@@ -31,6 +41,8 @@ PYBIND11_MODULE(_C, m) {
   bind_jit(m);
   bind_activation(m, cls);
   bind_structured_ops(m, cls);  // generated from the schema rows with kernel = ...
+  bind_special_functions(m, cls);
   bind_tensor_api(m, cls);
+  bind_storage(m);
   install_fast_calls(cls);  // last: it wraps bindings made above
 }

@@ -155,6 +155,24 @@ void bind_along_dim(py::module_& m, TensorClass& cls) {
   cls.def("scatter_add_", [](Tensor& t, int64_t d, const Tensor& i, const Tensor& src) -> Tensor {
     return scatter_add_(t, d, i, src);
   }, py::arg("dim"), py::arg("index"), py::arg("src"));
+  m.def("scatter_reduce", &scatter_reduce, py::arg("input"), py::arg("dim"), py::arg("index"),
+        py::arg("src"), py::arg("reduce"), py::kw_only(), py::arg("include_self") = true);
+  cls.def("scatter_reduce", &scatter_reduce, py::arg("dim"), py::arg("index"), py::arg("src"),
+          py::arg("reduce"), py::kw_only(), py::arg("include_self") = true);
+  cls.def("scatter_reduce_", [](Tensor& t, int64_t d, const Tensor& i, const Tensor& src,
+                                const std::string& reduce, bool include_self) -> Tensor {
+    return scatter_reduce_(t, d, i, src, reduce, include_self);
+  }, py::arg("dim"), py::arg("index"), py::arg("src"), py::arg("reduce"), py::kw_only(),
+     py::arg("include_self") = true);
+  m.def("index_reduce", &index_reduce, py::arg("input"), py::arg("dim"), py::arg("index"),
+        py::arg("source"), py::arg("reduce"), py::kw_only(), py::arg("include_self") = true);
+  cls.def("index_reduce", &index_reduce, py::arg("dim"), py::arg("index"), py::arg("source"),
+          py::arg("reduce"), py::kw_only(), py::arg("include_self") = true);
+  cls.def("index_reduce_", [](Tensor& t, int64_t d, const Tensor& i, const Tensor& s,
+                              const std::string& reduce, bool include_self) -> Tensor {
+    return index_reduce_(t, d, i, s, reduce, include_self);
+  }, py::arg("dim"), py::arg("index"), py::arg("source"), py::arg("reduce"), py::kw_only(),
+     py::arg("include_self") = true);
   m.def("index_select", &index_select, py::arg("input"), py::arg("dim"), py::arg("index"));
   cls.def("index_select", &index_select, py::arg("dim"), py::arg("index"));
   m.def("index_add", &index_add, py::arg("input"), py::arg("dim"), py::arg("index"),

@@ -1,7 +1,9 @@
 // The whole public C++ API of ember: #include <ember/ember.h>
 #pragma once
 #include "ember/autograd.h"
+#include "ember/anomaly_mode.h"
 #include "ember/autograd_function.h"
+#include "ember/autograd_hooks.h"
 #include "ember/cuda.h"
 #include "ember/device.h"
 #include "ember/dtype.h"
@@ -19,9 +21,11 @@
 #include "ember/ops/elementwise.h"
 #include "ember/ops/activation.h"
 #include "ember/ops/elementwise_special.h"
+#include "ember/ops/special_functions.h"
 #include "ember/ops/reduce.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/linalg_extra.h"
+#include "ember/ops/linalg_decompositions.h"
 #include "ember/ops/statistics.h"
 #include "ember/ops/nn.h"
 #include "ember/ops/rnn.h"

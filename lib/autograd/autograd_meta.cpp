@@ -2,6 +2,7 @@
 
 #include <atomic>
 
+#include "autograd/anomaly_metadata.h"
 #include "autograd/nodes.h"
 #include "autograd/view_tracking.h"
 #include "ember/ops/elementwise.h"
@@ -40,6 +41,7 @@ Edge gradient_edge(const Tensor& t) {
 void set_history(const Tensor& t, std::shared_ptr<Node> fn, uint32_t output_nr) {
   AutogradMeta& m = meta(t);
   if (m.retains_grad && m.grad_fn) m.grad_fn->remove_pre_hook(m.retain_grad_hook);
+  if (is_anomaly_enabled()) record_forward_trace(fn);
   m.grad_fn = std::move(fn);
   m.output_nr = output_nr;
   if (m.view) m.view->version = t.version();  // the new history is current

@@ -51,6 +51,8 @@ struct AutogradMeta {
   int retain_grad_hook = -1;
   // Hooks of a leaf (those of a non-leaf live on its grad_fn as pre-hooks).
   std::vector<std::pair<int, std::function<Tensor(const Tensor&)>>> leaf_hooks;
+  // Hooks of a leaf that run after its .grad was updated (ember/autograd_hooks.h).
+  std::vector<std::pair<int, std::function<void(const Tensor&)>>> post_accumulate_hooks;
   // Set on every floating-point output of a view op (view_tracking.cpp).
   std::optional<autograd::ViewInfo> view;
 };

@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "autograd/anomaly_metadata.h"
 #include "autograd/autograd_meta.h"
 #include "autograd/backward_streams.h"
 #include "autograd/grad_utils.h"
@@ -156,7 +157,19 @@ void run(GraphTask& task, const std::vector<Node*>& roots) {
     TensorList outputs;
     {
       NodeStreamGuard on_stream(stream);
-      if (execute && any_grad) outputs = node->apply(std::move(grads));
+      if (execute && any_grad) {
+        if (!is_anomaly_enabled()) {
+          outputs = node->apply(std::move(grads));
+        } else {
+          try {
+            outputs = node->apply(std::move(grads));
+            check_backward_outputs(*node, outputs);
+          } catch (...) {
+            report_backward_error(*node);
+            throw;
+          }
+        }
+      }
     }
     if (!task.keep_graph) node->release_variables();
 

@@ -174,6 +174,11 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
   } else {
     m.grad.add_(grad);
   }
+  // A copy: a hook may register or remove hooks.
+  if (!m.post_accumulate_hooks.empty()) {
+    auto hooks = m.post_accumulate_hooks;
+    for (auto& [id, hook] : hooks) hook(leaf_);
+  }
   return {};
 }
 

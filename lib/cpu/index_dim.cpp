@@ -1,6 +1,6 @@
 // Kernels that read or write along one dim through an index: gather,
 // index_select, scatter_ (tensor or value, optional reduce), scatter_add_,
-// index_add_, index_copy_, index_fill_.
+// scatter_reduce_ (sum, prod, amax, amin), index_add_, index_copy_, index_fill_.
 //
 // Each loops over the positions of every other dim in parallel blocks and, for
 // each position, over the index along `dim`. Two positions never touch the same
@@ -9,8 +9,10 @@
 // (they are data), recorded inside the parallel loop and thrown after it.
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "kernels/dtype_dispatch.h"
+#include "kernels/scatter_reduce.h"
 #include "cpu/index_loops.h"
 #include "ember/ops/factories.h"
 #include "dispatch/args/shape_index.h"
@@ -143,10 +145,19 @@ void index_select_kernel(OpCall& c) {
   c.outputs.push_back(out);
 }
 
-enum class Reduce { None, Add, Multiply };
+using Reduce = ScatterReduce;
+Reduce parse_reduce(const std::string& s) { return parse_scatter_reduce(s); }
 
-Reduce parse_reduce(const std::string& s) {
-  return s == "add" ? Reduce::Add : s == "multiply" ? Reduce::Multiply : Reduce::None;
+// max/min that propagate NaN from either side (torch's amax/amin do).
+template <typename A>
+A nan_max(A a, A b) {
+  if constexpr (std::is_floating_point_v<A>) if (b != b) return b;
+  return b > a ? b : a;
+}
+template <typename A>
+A nan_min(A a, A b) {
+  if constexpr (std::is_floating_point_v<A>) if (b != b) return b;
+  return b < a ? b : a;
 }
 
 // self[p, index[p, j]] (op)= src[p, j] (or value when src is undefined), over
@@ -178,8 +189,12 @@ void scatter_loop(const Tensor& self, const Tensor& index, const Tensor& src, T 
       if constexpr (R == Reduce::None) *dst = x;
       else if constexpr (R == Reduce::Add)
         *dst = convert<T>(static_cast<opmath_t<T>>(*dst) + static_cast<opmath_t<T>>(x));
-      else
+      else if constexpr (R == Reduce::Multiply)
         *dst = convert<T>(static_cast<opmath_t<T>>(*dst) * static_cast<opmath_t<T>>(x));
+      else if constexpr (R == Reduce::Max)
+        *dst = convert<T>(nan_max(static_cast<opmath_t<T>>(*dst), static_cast<opmath_t<T>>(x)));
+      else
+        *dst = convert<T>(nan_min(static_cast<opmath_t<T>>(*dst), static_cast<opmath_t<T>>(x)));
     };
     if (dim_inner) {
       for (int64_t p = 0; p < n; ++p)
@@ -214,8 +229,12 @@ void run_scatter(const Tensor& self, const Tensor& index, const Tensor& src, con
   } else {
     EMBER_DISPATCH_ALL(self.dtype(), op, [&] {
       scalar_t v = src.defined() ? scalar_t() : value.to<scalar_t>();
-      if (reduce == Reduce::Add) scatter_loop<scalar_t, Reduce::Add>(self, index, src, v, dim, wrap, bad);
-      else scatter_loop<scalar_t, Reduce::Multiply>(self, index, src, v, dim, wrap, bad);
+      switch (reduce) {
+        case Reduce::Add: scatter_loop<scalar_t, Reduce::Add>(self, index, src, v, dim, wrap, bad); break;
+        case Reduce::Multiply: scatter_loop<scalar_t, Reduce::Multiply>(self, index, src, v, dim, wrap, bad); break;
+        case Reduce::Max: scatter_loop<scalar_t, Reduce::Max>(self, index, src, v, dim, wrap, bad); break;
+        default: scatter_loop<scalar_t, Reduce::Min>(self, index, src, v, dim, wrap, bad); break;
+      }
     });
   }
   if (bad) throw_out_of_bounds(op, index_error, bad.value, dim, self.sizes()[dim]);
@@ -236,6 +255,18 @@ void scatter_value_kernel(OpCall& c) {
 void scatter_add_kernel(OpCall& c) {
   const ScatterAddArgs a = ScatterAddArgs::from(c);
   run_scatter(c.outputs[0], c.in(1), c.in(2), Scalar(), a.dim, Reduce::Add, c.name(), false);
+}
+
+// scatter_reduce_: with include_self false, the positions the index names first
+// take the reduction's identity, so that only src's values meet there.
+void scatter_reduce_kernel(OpCall& c) {
+  const ScatterReduceArgs a = ScatterReduceArgs::from(c);
+  const Tensor& self = c.outputs[0];
+  const Reduce reduce = parse_reduce(a.reduce);
+  if (!a.include_self)
+    run_scatter(self, c.in(1), Tensor(), scatter_reduce_identity(reduce, self.dtype(), c.name()),
+                a.dim, Reduce::None, c.name(), false);
+  run_scatter(self, c.in(1), c.in(2), Scalar(), a.dim, reduce, c.name(), false);
 }
 
 void index_copy_kernel(OpCall& c) {
@@ -297,6 +328,7 @@ EMBER_REGISTER_KERNEL(index_select, CPU, index_select_kernel);
 EMBER_REGISTER_KERNEL(scatter_, CPU, scatter_kernel);
 EMBER_REGISTER_KERNEL(scatter_value_, CPU, scatter_value_kernel);
 EMBER_REGISTER_KERNEL(scatter_add_, CPU, scatter_add_kernel);
+EMBER_REGISTER_KERNEL(scatter_reduce_, CPU, scatter_reduce_kernel);
 EMBER_REGISTER_KERNEL(index_copy_, CPU, index_copy_kernel);
 EMBER_REGISTER_KERNEL(index_fill_, CPU, index_fill_kernel);
 EMBER_REGISTER_KERNEL(index_add_, CPU, index_add_kernel);

@@ -15,7 +15,9 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain, const F& f) {
   int64_t n = end - begin;
   if (n <= 0) return;
   int max_threads = omp_in_parallel() ? 1 : omp_get_max_threads();
-  int64_t threads = std::min<int64_t>(max_threads, (n + grain - 1) / std::max<int64_t>(grain, 1));
+  // Ceiling division written so that a huge grain (INT64_MAX: "never split") cannot overflow.
+  grain = std::max<int64_t>(grain, 1);
+  int64_t threads = std::min<int64_t>(max_threads, n / grain + (n % grain != 0));
   if (threads <= 1) {
     f(begin, end);
     return;

@@ -184,6 +184,74 @@ Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const T
   return scatter_add_(out, dim, index, src);
 }
 
+// scatter_reduce_: the row reduces with sum, prod, amax or amin; "mean" is the sum
+// divided by how many values met at each position (self's counting as one when
+// included), floor-divided for integers, as PyTorch does.
+Tensor& scatter_reduce_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                        const std::string& reduce_name, bool include_self) {
+  // PyTorch also takes "max" and "min" (its older names of amax and amin).
+  const std::string reduce = reduce_name == "max" ? "amax" : reduce_name == "min" ? "amin" : reduce_name;
+  EMBER_CHECK(reduce == "sum" || reduce == "prod" || reduce == "mean" || reduce == "amax" ||
+                  reduce == "amin",
+              "reduce argument must be either sum, prod, mean, amax or amin, got ", reduce);
+  Tensor idx = long_index(index, "scatter_reduce");
+  const int64_t d = wrap_dim(dim, self.dim(), "scatter_reduce");
+  EMBER_CHECK(self.dtype() == src.dtype(), "scatter_reduce(): Expected self.dtype to be equal to "
+              "src.dtype (got ", dtype_name(self.dtype()), " and ", dtype_name(src.dtype()), ")");
+  check_scatter_shapes(self, idx, &src, d, "scatter_reduce");
+  check_indices_in_range<Error>(self, d, idx, false, "scatter_reduce_");
+  const bool mean = reduce == "mean";
+  Tensor counts;
+  if (mean && idx.numel() > 0) {
+    counts = include_self ? ones_like(self) : zeros_like(self);
+    scatter_add_(counts, d, idx, ones_like(idx, TensorOptions(self.dtype())));
+  }
+  OpCall call(opid::scatter_reduce_, {at_least_1d(self), at_least_1d(idx), at_least_1d(src)},
+              ScatterReduceArgs{.dim = d, .reduce = mean ? "sum" : reduce, .include_self = include_self}.attrs());
+  dispatch_inplace(call, self);
+  if (counts.defined()) {
+    counts = clamp_min(counts, 1);  // positions nothing reached keep their value
+    if (is_floating(self.dtype())) div_(self, counts);
+    else div_(self, counts, "floor");
+  }
+  return self;
+}
+
+Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                      const std::string& reduce, bool include_self) {
+  Tensor out = clone(self);
+  return scatter_reduce_(out, dim, index, src, reduce, include_self);
+}
+
+// index_reduce_: scatter_reduce_ with the 1-d index spread over source's other dims.
+Tensor& index_reduce_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                      const std::string& reduce, bool include_self) {
+  EMBER_CHECK(reduce == "prod" || reduce == "mean" || reduce == "amax" || reduce == "amin",
+              "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got ",
+              reduce, ".");
+  Tensor idx = vector_index(index, "index_reduce_");
+  const int64_t d = wrap_dim(dim, self.dim(), "index_reduce_");
+  check_index_source<IndexError>(self, d, idx, source, "index_reduce_");
+  check_indices_in_range<IndexError>(self, d, idx, false, "index_reduce_");
+  Tensor src = at_least_1d(source);
+  IntList shape(static_cast<size_t>(src.dim()), 1);
+  shape[d] = idx.numel();
+  Tensor spread = expand(reshape(idx, shape), IntList(src.sizes().begin(), src.sizes().end()));
+  if (self.dim() == 0) {  // a 0-dim self is reduced through a 1-d copy
+    Tensor flat = reshape(self, {1}).clone();
+    scatter_reduce_(flat, d, spread, src, reduce, include_self);
+    copy_(self, reshape(flat, {}));
+    return self;
+  }
+  return scatter_reduce_(self, d, spread, src, reduce, include_self);
+}
+
+Tensor index_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                    const std::string& reduce, bool include_self) {
+  Tensor out = clone(self);
+  return index_reduce_(out, dim, index, source, reduce, include_self);
+}
+
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   Tensor idx = vector_index(index, "index_select");
   const int64_t d = wrap_dim(dim, self.dim(), "index_select");

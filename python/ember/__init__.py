@@ -27,9 +27,13 @@ from . import backends  # noqa: E402,F401  (ember.backends: cuBLAS/cuDNN switche
 from . import jit  # noqa: E402,F401  (ember.jit: trace, load, TracedModule)
 from . import onnx  # noqa: E402,F401  (ember.onnx.export; needs the onnx package only when called)
 from .autograd import is_inference_mode_enabled  # noqa: E402,F401
+from .autograd.anomaly_mode import (  # noqa: E402,F401
+    is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled)
+from ._discrete_samplers import binomial, poisson  # noqa: E402,F401
 from ._type_info import finfo, iinfo  # noqa: E402,F401
 from . import special  # noqa: E402,F401  (ember.special: torch.special's names)
-from . import linalg  # noqa: E402,F401  (ember.linalg: norms, multi_dot, cross, vecdot)
+from . import linalg  # noqa: E402,F401  (ember.linalg: decompositions, solvers, norms, ...)
+from ._linalg_torch import *  # noqa: E402,F401,F403  (torch.det, inverse, svd, ..., and their Tensor methods)
 from ._layout import *  # noqa: E402,F401,F403  (layouts, memory formats, the kind flags)
 from ._inplace import *  # noqa: E402,F401,F403  (in-place forms, torch.clamp_(x) spellings)
 from ._legacy_types import CPU_TYPES as _CPU_TYPES  # noqa: E402  (FloatTensor, LongTensor, ...)
@@ -37,6 +41,7 @@ from ._windows import *  # noqa: E402,F401,F403  (hann_window, ...)
 from ._sequences import *  # noqa: E402,F401,F403  (logspace, range, isin, unravel_index)
 from . import accelerator  # noqa: E402,F401  (ember.accelerator: torch.accelerator's API)
 from ._torch_functional_spellings import *  # noqa: E402,F401,F403  (torch.ctc_loss, ...)
+from ._surface_names import *  # noqa: E402,F401,F403  (storages, asarray, histogram, ...)
 
 globals().update(_CPU_TYPES)
 

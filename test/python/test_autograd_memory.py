@@ -49,5 +49,8 @@ def test_ten_thousand_training_steps_hold_memory_flat():
     for key in ("allocated_bytes", "reserved_bytes", "num_raw_allocs"):
         assert after[key] == before[key], key
     assert after["num_allocs"] - after["num_frees"] == before["num_allocs"] - before["num_frees"]
-    # Leaking one small object a step would show as a megabyte or more.
-    assert rss_after - rss_before < 1 << 20
+    # Leaking one small object a step would show as a megabyte or more. Under
+    # AddressSanitizer (make sanitize) freed blocks wait in its quarantine, so the
+    # resident size grows by design; the allocator checks above still hold.
+    if "libasan" not in os.environ.get("LD_PRELOAD", ""):
+        assert rss_after - rss_before < 1 << 20

@@ -63,6 +63,16 @@ Tensor& scatter_(Tensor& self, int64_t dim, const Tensor& index, const Scalar& v
 Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
 Tensor& scatter_add_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index);
+// reduce: "sum", "prod", "mean", "amax" or "amin" (index_reduce: all but "sum"); with
+// include_self false, self's values at the positions index names are left out.
+Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                      const std::string& reduce, bool include_self = true);
+Tensor& scatter_reduce_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                        const std::string& reduce, bool include_self = true);
+Tensor index_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                    const std::string& reduce, bool include_self = true);
+Tensor& index_reduce_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                      const std::string& reduce, bool include_self = true);
 Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
                  const Scalar& alpha = 1);
 Tensor& index_add_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,

@@ -101,6 +101,60 @@ EMBER_DERIVATIVE(scatter_value_, save_inputs({1}), {
   return {g * factor, Tensor()};
 });
 
+// scatter_reduce_ (sum, prod, amax, amin; "mean" is sum and a division, lib/ops),
+// as PyTorch's scatter_reduce_backward. Only src's corner that index covers is read.
+Tensor index_corner(const Tensor& src, const Tensor& index) {
+  Tensor out = src;
+  for (int64_t k = 0; k < index.dim(); ++k)
+    if (out.size(k) != index.size(k)) out = narrow(out, k, 0, index.size(k));
+  return out;
+}
+
+EMBER_DERIVATIVE_FULL(scatter_reduce_, save_inputs({0, 1, 2}), save_inputs({0}), {
+  const ScatterReduceArgs a = ScatterReduceArgs::from(ctx);
+  const int64_t d = a.dim;
+  Tensor g = ctx.grad(0), self = ctx.input(0), index = ctx.input(1);
+  if (index.numel() == 0) return {g, Tensor(), zeros_shaped(g, ctx.input_sizes(2))};
+  Tensor src = index_corner(ctx.input(2), index);
+  // Where values were reduced into self (with include_self false, self's value there is dropped).
+  Tensor touched = scatter(zeros_like(self, TensorOptions(kBool)), d, index, Scalar(true));
+  Tensor grad_self, grad_src;
+  if (a.reduce == "sum") {
+    grad_self = a.include_self ? g : masked_fill(g, touched, Scalar(0));
+    grad_src = gather(g, d, index);
+  } else if (a.reduce == "prod") {
+    // The saved result is read only here and below: "mean" divides it in place after
+    // the row ran, and its sum formula needs no result.
+    Tensor result = ctx.output(0);
+    // result = self * (the product of src at each position), self included or not.
+    Tensor src_product = scatter_reduce(ones_like(self), d, index, src, "prod");
+    grad_self = a.include_self ? g * src_product : masked_fill(g, touched, Scalar(0));
+    // d result / d src_j: the product of everything else at its position. For a
+    // nonzero src_j that is result / src_j; for a zero one, the product of the
+    // nonzero others if it is the only zero there, else 0.
+    Tensor self_part = a.include_self ? self : ones_like(self);
+    Tensor src_zero = eq(src, Scalar(0));
+    Tensor zeros_at = scatter_add(eq(self_part, Scalar(0)).to(kInt64), d, index, src_zero.to(kInt64));
+    Tensor nonzero_product = scatter_reduce(where(eq(self_part, Scalar(0)), Scalar(1), self_part), d,
+                                            index, where(src_zero, Scalar(1), src), "prod");
+    Tensor others = where(src_zero,
+                          where(eq(gather(zeros_at, d, index), Scalar(1)), gather(nonzero_product, d, index),
+                                Scalar(0)),
+                          gather(result, d, index) / where(src_zero, Scalar(1), src));
+    grad_src = gather(g, d, index) * others;
+  } else {  // amax, amin: the gradient is shared evenly by the values equal to the result
+    Tensor result = ctx.output(0);
+    Tensor self_is_result = eq(self, result);
+    if (!a.include_self) self_is_result = logical_and(self_is_result, logical_not(touched));
+    Tensor src_is_result = eq(src, gather(result, d, index));
+    Tensor count = scatter_add(self_is_result.to(g.dtype()), d, index, src_is_result.to(g.dtype()));
+    Tensor share = g / count;
+    grad_self = where(self_is_result, share, Scalar(0));
+    grad_src = where(src_is_result, gather(share, d, index), Scalar(0));
+  }
+  return {ctx.needs_grad(0) ? grad_self : Tensor(), Tensor(), pad_to(grad_src, ctx.input_sizes(2))};
+});
+
 // index_select: the selected slices send their gradient back, summed over repeats.
 EMBER_DERIVATIVE(index_select, save_inputs({1}), {
   Tensor g = ctx.grad(0);

@@ -1,5 +1,5 @@
 // The writes along a dim through an index on CUDA: scatter_ (tensor or value,
-// reduce "", "add" or "multiply"), scatter_add_, index_copy_, index_fill_ and
+// reduce "", "add" or "multiply"), scatter_add_, scatter_reduce_, index_copy_, index_fill_ and
 // index_add_ (lib/cpu/index_dim.cpp has the same rules). One thread per position
 // of the index (spread over source's or self's shape for the index_* ops).
 //
@@ -11,9 +11,11 @@
 // synchronization) and skipped.
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "kernels/dtype_dispatch.h"
 #include "kernels/restride.h"
+#include "kernels/scatter_reduce.h"
 #include "cuda/index/positions.cuh"
 #include "dispatch/args/shape_index.h"
 #include "dispatch/op_ids/shape_index.h"
@@ -21,11 +23,24 @@
 namespace ember::cuda {
 namespace {
 
-enum class Reduce { None, Add, Multiply };
+using Reduce = ScatterReduce;
+Reduce parse_reduce(const std::string& s) { return parse_scatter_reduce(s); }
 
-Reduce parse_reduce(const std::string& s) {
-  return s == "add" ? Reduce::Add : s == "multiply" ? Reduce::Multiply : Reduce::None;
-}
+// max/min that propagate NaN from either side (torch's amax/amin do).
+struct MaxOp {
+  template <typename A>
+  __device__ A operator()(A a, A b) const {
+    if constexpr (std::is_floating_point_v<A>) if (b != b) return b;
+    return b > a ? b : a;
+  }
+};
+struct MinOp {
+  template <typename A>
+  __device__ A operator()(A a, A b) const {
+    if constexpr (std::is_floating_point_v<A>) if (b != b) return b;
+    return b < a ? b : a;
+  }
+};
 
 // The operands of a scatter over the positions of `index`: self with stride 0
 // along dim (the index supplies that coordinate), the index, and src (or, for a
@@ -82,7 +97,7 @@ void scatter_plain(const ScatterOperands& a, uint64_t value_bits) {
 void scatter_reduce(const ScatterOperands& a, Reduce reduce, const Scalar& value, const Scalar& alpha) {
   LaunchContext ctx(a.self);
   const ScatterLaunch l = prepare(a);
-  const bool has_src = a.src.defined(), wrap = a.wrap, add = reduce == Reduce::Add;
+  const bool has_src = a.src.defined(), wrap = a.wrap;
   const int64_t size = l.size, step = l.step;
   const DeviceErrorReporter err = l.err;
   EMBER_DISPATCH_ALL(a.self.dtype(), op_name(a.op), [&] {
@@ -98,8 +113,12 @@ void scatter_reduce(const ScatterOperands& a, Reduce reduce, const Scalar& value
                            const acc_t x =
                                has_src ? wrap_mul(scale, static_cast<acc_t>(*reinterpret_cast<const scalar_t*>(p[2])))
                                        : v;
-                           if (add) atomic_add(dst, x);
-                           else atomic_update(dst, x, MulOp{});
+                           switch (reduce) {
+                             case Reduce::Add: atomic_add(dst, x); break;
+                             case Reduce::Multiply: atomic_update(dst, x, MulOp{}); break;
+                             case Reduce::Max: atomic_update(dst, x, MaxOp{}); break;
+                             default: atomic_update(dst, x, MinOp{}); break;
+                           }
                          });
   });
 }
@@ -143,6 +162,20 @@ void scatter_add_kernel(OpCall& c) {
               Reduce::Add, Scalar());
 }
 
+// scatter_reduce_ (sum, prod, amax, amin): with include_self false, the positions
+// the index names first take the reduction's identity.
+void scatter_reduce_kernel(OpCall& c) {
+  const ScatterReduceArgs a = ScatterReduceArgs::from(c);
+  const Reduce reduce = parse_reduce(a.reduce);
+  const ScatterOperands operands{c.outputs[0], c.in(1), c.in(2), a.dim, false, opid::scatter_reduce_};
+  if (!a.include_self) {
+    ScatterOperands fill = operands;
+    fill.src = Tensor();
+    run_scatter(fill, Reduce::None, scatter_reduce_identity(reduce, c.outputs[0].dtype(), c.name()));
+  }
+  run_scatter(operands, reduce, Scalar());
+}
+
 void index_copy_kernel(OpCall& c) {
   const Tensor& source = c.in(2);
   const IndexCopyArgs a = IndexCopyArgs::from(c);
@@ -169,6 +202,7 @@ void index_add_kernel(OpCall& c) {
 EMBER_REGISTER_KERNEL(scatter_, CUDA, scatter_kernel);
 EMBER_REGISTER_KERNEL(scatter_value_, CUDA, scatter_value_kernel);
 EMBER_REGISTER_KERNEL(scatter_add_, CUDA, scatter_add_kernel);
+EMBER_REGISTER_KERNEL(scatter_reduce_, CUDA, scatter_reduce_kernel);
 EMBER_REGISTER_KERNEL(index_copy_, CUDA, index_copy_kernel);
 EMBER_REGISTER_KERNEL(index_fill_, CUDA, index_fill_kernel);
 EMBER_REGISTER_KERNEL(index_add_, CUDA, index_add_kernel);

@@ -3,6 +3,8 @@ from .. import _C
 from .function import Function, FunctionCtx  # noqa: F401
 from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled  # noqa: F401
 from .grad_mode import is_inference_mode_enabled  # noqa: F401
+from .grad_mode import is_multithreading_enabled, set_multithreading_enabled  # noqa: F401
+from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 from .gradcheck import gradcheck, gradgradcheck  # noqa: F401
 
 
@@ -47,4 +49,25 @@ def _register_hook(self, hook):
 
 
 _C.Tensor.register_hook = _register_hook
+
+
+class _PostAccumulateGradHookHandle:
+    """What register_post_accumulate_grad_hook returns: .remove() unregisters the hook."""
+
+    def __init__(self, tensor, hook_id):
+        self._tensor, self._id = tensor, hook_id
+
+    def remove(self):
+        if self._tensor is not None:
+            _C._remove_post_accumulate_grad_hook(self._tensor, self._id)
+            self._tensor = None
+
+
+def _register_post_accumulate_grad_hook(self, hook):
+    """hook(tensor) runs after this leaf's gradient was accumulated into .grad; it must
+    return None."""
+    return _PostAccumulateGradHookHandle(self, _C._register_post_accumulate_grad_hook(self, hook))
+
+
+_C.Tensor.register_post_accumulate_grad_hook = _register_post_accumulate_grad_hook
 from . import functional  # noqa: F401,E402

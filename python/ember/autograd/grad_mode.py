@@ -80,3 +80,34 @@ class inference_mode(_GradModeBase):
         _C._set_grad_enabled(self._prev)
         _C._set_inference_mode_enabled(self._prev_inference)
         return False
+
+
+_multithreading_enabled = True
+
+
+def is_multithreading_enabled():
+    """Whether multithreaded backward is allowed (torch.autograd.is_multithreading_enabled).
+
+    ember's engine runs every node of a backward pass on the calling thread (CUDA
+    work is ordered by streams, not by engine threads), so both settings run the same
+    way; the switch is kept so programs that set and read it behave as in PyTorch."""
+    return _multithreading_enabled
+
+
+class set_multithreading_enabled(_GradModeBase):
+    """set_multithreading_enabled(mode): sets the switch now; as a context manager,
+    restores it on exit (see is_multithreading_enabled)."""
+
+    def __init__(self, mode):
+        global _multithreading_enabled
+        self._args = (bool(mode),)
+        self._prev = _multithreading_enabled
+        _multithreading_enabled = bool(mode)
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        global _multithreading_enabled
+        _multithreading_enabled = self._prev
+        return False

@@ -304,3 +304,9 @@ def set_rng_state_all(new_states):
 from .._legacy_types import CUDA_TYPES as _CUDA_TYPES  # noqa: E402
 
 globals().update(_CUDA_TYPES)
+
+# ---- names answered without C++ (ember/cuda/_extras.py) and the legacy CUDA storages ----
+from ._extras import *  # noqa: E402,F401,F403
+from .._storage import CUDA_LEGACY_CLASSES as _CUDA_STORAGES  # noqa: E402
+
+globals().update(_CUDA_STORAGES)  # ember.cuda.FloatStorage, ...

@@ -81,7 +81,16 @@ TEST_CASE("10,000 forward/backward steps of a small MLP hold memory flat") {
   CHECK(after.reserved_bytes == before.reserved_bytes);
   CHECK(after.num_raw_allocs == before.num_raw_allocs);
   CHECK(after.num_allocs - after.num_frees == before.num_allocs - before.num_frees);
+#if defined(__SANITIZE_ADDRESS__)
+  // ASan keeps freed blocks in quarantine (256 MB by default) and replaces malloc,
+  // so the heap and the resident size grow by design; its own leak check at exit
+  // stands in for these two (make sanitize, docs/RELIABILITY.md).
+  WARN("heap and RSS checks skipped: built with AddressSanitizer (its quarantine grows them)");
+  (void)heap_before;
+  (void)rss_before;
+#else
   // Leaking even 32 bytes a step would show as 320 KB here.
   CHECK(heap_in_use() - heap_before < 64 * 1024);
   CHECK(resident_bytes() - rss_before < 1024 * 1024);
+#endif
 }

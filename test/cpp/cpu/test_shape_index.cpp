@@ -75,6 +75,28 @@ TEST_CASE("gather, scatter_add, index_select, masked_fill, nonzero") {
   CHECK_THROWS_AS(gather(x, 1, from_vector<int64_t>({3}, {1, 1})), Error);
 }
 
+TEST_CASE("scatter_reduce and index_reduce: each reduction, with and without self") {
+  Tensor self = tensor<int64_t>({5, 5, 5});
+  Tensor index = tensor<int64_t>({0, 0, 2});
+  Tensor src = tensor<int64_t>({2, 7, 3});
+  CHECK(values(scatter_reduce(self, 0, index, src, "sum")) == std::vector<int64_t>{14, 5, 8});
+  CHECK(values(scatter_reduce(self, 0, index, src, "sum", false)) == std::vector<int64_t>{9, 5, 3});
+  CHECK(values(scatter_reduce(self, 0, index, src, "prod")) == std::vector<int64_t>{70, 5, 15});
+  CHECK(values(scatter_reduce(self, 0, index, src, "amax", false)) == std::vector<int64_t>{7, 5, 3});
+  CHECK(values(scatter_reduce(self, 0, index, src, "amin")) == std::vector<int64_t>{2, 5, 3});
+  // mean floor-divides integers: (5 + 2 + 7) / 3 and (5 + 3) / 2.
+  CHECK(values(scatter_reduce(self, 0, index, src, "mean")) == std::vector<int64_t>{4, 5, 4});
+  Tensor rows = zeros({2, 2}, kInt64);
+  index_reduce_(rows, 0, tensor<int64_t>({1, 1}), tensor<int64_t>({3, 4, 1, 9}).reshape({2, 2}),
+                "amax", false);
+  CHECK(values(rows) == std::vector<int64_t>{0, 0, 3, 9});
+  // Checked before writing: a bad reduction or index leaves self as it was.
+  CHECK_THROWS_WITH(scatter_reduce_(self, 0, index, src, "max"),
+                    Catch::Contains("reduce argument must be either sum, prod, mean, amax or amin"));
+  CHECK_THROWS_AS(scatter_reduce_(self, 0, tensor<int64_t>({0, 9, 1}), src, "sum"), Error);
+  CHECK(values(self) == std::vector<int64_t>{5, 5, 5});
+}
+
 TEST_CASE("sort, topk and unique") {
   Tensor x = tensor<float>({3, 1, 2, 1});
   auto [v, i] = x.sort();

@@ -618,3 +618,31 @@ OPS = [
            dtypes=ALL_AND_BOOL, variant="setitem_mask"),
 
 ]
+
+# scatter_reduce_: every reduction, with and without self's values ("mean" is the row's
+# sum and a division by the counts; the row itself sees sum, prod, amax and amin).
+def _scatter_reduce_samples(reduce):
+    """scatter's samples; for prod, amax and amin not the one with src larger than index
+    (torch's backward of those reads all of src and fails on the shapes; ember's reads
+    index's corner, as its forward does)."""
+    base = _scatter_samples(False)
+    if reduce in ("sum", "mean"):
+        return base
+
+    def samples(dtype, rng):
+        return [s for s in base(dtype, rng)
+                if not (isinstance(s.args[3], T) and isinstance(s.args[2], T)
+                        and s.args[3].values.shape != s.args[2].values.shape)]
+    return samples
+
+
+OPS += [
+    OpInfo("scatter_reduce_",
+           lambda m, x, d, i, s, reduce=reduce, include_self=include_self:
+               m.scatter_reduce(x, d, i, s, reduce, include_self=include_self),
+           _scatter_reduce_samples(reduce), dtypes=ALL,
+           variant=f"{reduce}_{'self' if include_self else 'noself'}",
+           inplace=lambda m, x, d, i, s, reduce=reduce, include_self=include_self:
+               x.scatter_reduce_(d, i, s, reduce, include_self=include_self))
+    for reduce in ("sum", "prod", "mean", "amax", "amin") for include_self in (True, False)
+]

@@ -1,0 +1,73 @@
+"""ember.frexp / Tensor.frexp: x = mantissa * 2**exponent with |mantissa| in [0.5, 1),
+as C's frexp and torch.frexp (0, inf and nan give themselves and exponent 0).
+
+The exponent comes from floor(log2|x|) + 1, corrected by one where log2 rounds across a
+power of two; the work is done in float64, where every float32/float16/bfloat16 value
+(subnormals included) is normal. 2**-exponent is applied as two factors because for
+float64 subnormals it alone would overflow. mantissa = x * (a constant), so its gradient
+is grad / 2**exponent, as torch's."""
+from . import _C
+from ._C import Tensor
+
+__all__ = ["frexp"]
+
+
+def _frexp_type():
+    import collections
+    cls = collections.namedtuple("frexp", ["mantissa", "exponent"])
+    cls.__module__ = "ember.return_types"
+    cls.__qualname__ = "frexp"
+    return cls
+
+
+frexp_type = _frexp_type()
+
+
+def _scale_by_pow2(x, k):
+    """x * 2**k (float64, k integral float64), exact: in two factors that cannot overflow."""
+    half = _C.floor(k / 2)
+    return x * _C.exp2(half) * _C.exp2(k - half)
+
+
+def frexp(input, *, out=None):  # noqa: A002 (torch's name)
+    if not isinstance(input, Tensor):
+        raise TypeError(f"frexp(): argument 'input' must be Tensor, not {type(input).__name__}")
+    if not input.is_floating_point():
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    with _NoGrad():
+        x = input.detach().to(_C.float64)
+        regular = _C.isfinite(x) & (x != 0)
+        magnitude = _C.where(regular, x.abs(), _C.ones_like(x))
+        exponent = _C.floor(_C.log2(magnitude)) + 1
+        mantissa = _scale_by_pow2(magnitude, -exponent)
+        exponent = exponent - (mantissa < 0.5).to(_C.float64) + (mantissa >= 1).to(_C.float64)
+        exponent = _C.where(regular, exponent, _C.zeros_like(exponent))
+        half = _C.floor(-exponent / 2)
+        factor_a, factor_b = _C.exp2(half), _C.exp2(-exponent - half)
+    mantissa = (input.to(_C.float64) * factor_a * factor_b).to(input.dtype)
+    exponent = exponent.to(_C.int32)
+    if out is not None:
+        if not (isinstance(out, (tuple, list)) and len(out) == 2):
+            raise TypeError("frexp(): out must be a tuple of two tensors (mantissa, exponent)")
+        out_mantissa, out_exponent = out
+        if out_mantissa.dtype != input.dtype:
+            raise RuntimeError(f"torch.frexp() expects mantissa to have dtype {input.dtype} "
+                               f"but got {out_mantissa.dtype}")
+        if out_exponent.dtype != _C.int32:
+            raise RuntimeError(f"torch.frexp() expects exponent to have int dtype but got "
+                               f"{out_exponent.dtype}")
+        for target, value in ((out_mantissa, mantissa), (out_exponent, exponent)):
+            if tuple(target.shape) != tuple(value.shape):
+                target.resize_(*value.shape)
+            target.copy_(value.detach())
+        return frexp_type(out_mantissa, out_exponent)
+    return frexp_type(mantissa, exponent)
+
+
+class _NoGrad:
+    def __enter__(self):
+        self._prev = _C.is_grad_enabled()
+        _C._set_grad_enabled(False)
+
+    def __exit__(self, *exc):
+        _C._set_grad_enabled(self._prev)
