@@ -58,7 +58,8 @@ bench: build
 
 SAN_BUILD ?= build-san
 sanitize: deps venv
-	cmake -S . -B $(SAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS=-g1 \
+	cmake -S . -B $(SAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
 	  -DEMBER_SANITIZE=ON -DEMBER_CUDA=OFF -DEMBER_BUILD_EXAMPLES=OFF \
 	  -DEMBER_PYTHON_PACKAGE_DIR=$(abspath $(SAN_BUILD))/python/ember -DPython3_EXECUTABLE=$(abspath $(PY))
 	cmake --build $(SAN_BUILD) -j $(JOBS)

@@ -28,12 +28,14 @@ EXCLUDED_EVERYWHERE = [
      r"|empty_quantized$|fused_moving_avg_obs_fake_quant$|Q(U)?Int\w*Storage$)",
      "quantized tensors are not supported"),
     (r"(^sparse_|_sparse_?$|^to_sparse|^(c?col|crow|row)_indices|^(s|d|h|hs|ss)(p)?(add)?mm$"
-     r"|^saddmm$|^is_coalesced$|^coalesce$|^(dense|sparse)_dim$|^indices$|^values$"
+     r"|^saddmm$|^dsmm$|^is_coalesced$|^coalesce$|^(dense|sparse)_dim$|^indices$|^values$"
      r"|^indices_copy$|^values_copy$|^to_dense$|^sparse_mask$|^SparseAdam$)",
      "sparse layouts are not supported"),
     (r"(^complex$|^polar$|^view_as_(real|complex)|^real$|^imag$|^conj_physical|^chalf$"
-     r"|^cfloat$|^cdouble$|^Complex\w*Storage$)",
-     "complex dtypes are not supported"),
+     r"|^cfloat$|^cdouble$|^Complex\w*Storage$|^ComplexType$|^i?stft$)",
+     "complex dtypes are not supported (stft/istft return or take complex spectra)"),
+    (r"^(to_padded_tensor|nested_\w+)$", "nested tensors are not supported"),
+    (r"^xpu$", "no XPU device (Intel GPUs) in ember"),
     (r"^(cudnn_|miopen_|mkldnn_|fbgemm_|batch_norm_(stats|elemt|gather|update|backward)"
      r"|native_|to_mkldnn$|is_vulkan_available$|norm_except_dim$)",
      "private kernels of PyTorch's own backends"),
@@ -71,10 +73,12 @@ EXCLUDED = {
         (r"^(eig|lstsq|solve|symeig|matrix_rank|qr|cholesky|lobpcg|pca_lowrank|svd_lowrank)$",
          "removed or deprecated in PyTorch in favour of torch.linalg"),
         (r"^\w+_copy$", "the copy variants of views, made for graph compilers"),
+        (r"^(segment_reduce|slice_inverse)$",
+         "undocumented in PyTorch (a prototype and a graph-compiler helper)"),
     ],
     "Tensor": [
-        (r"^(map2_|reinforce|module_load|dim_order|ipu|mtia|is_set_to|set_|share_memory_"
-         r"|storage|storage_type|untyped_storage|new|slice_inverse|hash_tensor)$",
+        (r"^(map2_|reinforce|module_load|dim_order|ipu|mtia|is_set_to|storage_type|new"
+         r"|slice_inverse|hash_tensor)$",
          "storage internals and PyTorch's own hooks"),
         (r"^(eig|lstsq|solve|symeig|qr|cholesky|lu)$",
          "removed or deprecated in PyTorch in favour of torch.linalg"),
@@ -118,6 +122,7 @@ EXCLUDED = {
          r"|NestedIOFunction)$",
          "profiler and engine internals"),
         (r"^(Variable|variable)$", "deprecated (Variable is Tensor since PyTorch 0.4)"),
+        (r"^SavedTensor$", "saved-tensor hooks: issue 18"),
     ],
     "utils.data": [
         (r"^(DFIterDataPipe|DataChunk|IterDataPipe|MapDataPipe|argument_validation"
@@ -145,9 +150,9 @@ EXCLUDED = {
 
 # The coverage (percent of the counted names) each namespace must keep; raised as
 # names land. The goal is 95 everywhere.
-FLOORS = {"": 86, "Tensor": 92, "nn": 100, "nn.functional": 100, "nn.init": 100,
-          "nn.utils": 100, "optim": 100, "optim.lr_scheduler": 100, "autograd": 64,
-          "utils.data": 100, "special": 39, "cuda": 74}
+FLOORS = {"": 99, "Tensor": 99, "nn": 100, "nn.functional": 100, "nn.init": 100,
+          "nn.utils": 100, "optim": 100, "optim.lr_scheduler": 100, "autograd": 100,
+          "utils.data": 100, "special": 100, "cuda": 81}
 
 
 def _resolve(root, path):

@@ -690,3 +690,21 @@ def test_cuda_additions():
     assert ember.cuda.AcceleratorError is ember.AcceleratorError
     assert issubclass(ember.cuda.CudaError, RuntimeError)
     assert "2" in str(ember.cuda.CudaError(2))
+
+
+def test_set_flush_denormal_like_torch():
+    tiny64, tiny32 = 1e-320, 1e-39  # denormal in float64 and float32
+    try:
+        for lib in (ember, torch):
+            assert lib.set_flush_denormal(True) is True
+            assert (lib.tensor([tiny64], dtype=lib.float64) * 1.0).item() == 0.0
+            assert (lib.tensor([tiny32]) * 1.0).item() == 0.0
+            # Also in a parallel kernel: every pool thread flushes.
+            big = lib.full((1 << 18,), tiny32) * 1.0
+            assert float(big.abs().max()) == 0.0
+            assert lib.set_flush_denormal(False) is True
+            assert (lib.tensor([tiny64], dtype=lib.float64) * 1.0).item() == tiny64 * 1.0
+            assert float((lib.full((1 << 18,), tiny32) * 1.0).min()) > 0
+    finally:
+        ember.set_flush_denormal(False)
+        torch.set_flush_denormal(False)

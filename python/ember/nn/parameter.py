@@ -55,7 +55,8 @@ def _tensor_methods():
     """The public methods of Tensor that an uninitialized tensor refuses (torch's rule)."""
     names = set()
     for name in dir(Tensor):
-        if name.startswith("_") or name in _ALLOWED_METHODS:
+        # The mixin's own methods (share_memory_ with torch's message) answer for themselves.
+        if name.startswith("_") or name in _ALLOWED_METHODS or name in vars(UninitializedTensorMixin):
             continue
         attr = getattr(Tensor, name, None)
         if callable(attr) and not isinstance(attr, (property, type)):

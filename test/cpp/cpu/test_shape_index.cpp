@@ -91,7 +91,7 @@ TEST_CASE("scatter_reduce and index_reduce: each reduction, with and without sel
                 "amax", false);
   CHECK(values(rows) == std::vector<int64_t>{0, 0, 3, 9});
   // Checked before writing: a bad reduction or index leaves self as it was.
-  CHECK_THROWS_WITH(scatter_reduce_(self, 0, index, src, "max"),
+  CHECK_THROWS_WITH(scatter_reduce_(self, 0, index, src, "add"),
                     Catch::Contains("reduce argument must be either sum, prod, mean, amax or amin"));
   CHECK_THROWS_AS(scatter_reduce_(self, 0, tensor<int64_t>({0, 9, 1}), src, "sum"), Error);
   CHECK(values(self) == std::vector<int64_t>{5, 5, 5});
