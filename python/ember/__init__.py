@@ -14,6 +14,10 @@ _os.environ.setdefault("EMBER_NVIDIA_WHEEL_PATH", _os.pathsep.join(
 from . import _C  # noqa: E402
 from ._C import *  # noqa: F401,F403
 from ._C import Size, Tensor, dtype, device, _dtype_from_name  # noqa: F401
+# The torch.special kernels are bound as _C.special_*; PyTorch has them only in
+# torch.special (ember.special wraps them), not at the top level.
+for _name in [n for n in globals() if n.startswith("special_")]:
+    del globals()[_name]
 from ._tensor import _rebuild_tensor, msort  # noqa: F401  (also installs Tensor.__repr__)
 from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noqa: F401
 from . import autograd  # noqa: E402,F401

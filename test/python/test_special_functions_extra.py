@@ -410,3 +410,9 @@ def test_multigammaln_dtypes_and_errors():
     with pytest.raises(RuntimeError):
         ei.mvlgamma_(2)
     assert ember.equal(ei, before)
+
+
+def test_kernels_are_not_exported_at_the_top_level():
+    # PyTorch has these names only in torch.special.
+    assert not [n for n in dir(ember) if n.startswith("special_")]
+    assert not [n for n in dir(torch) if n.startswith("special_")]
