@@ -19,7 +19,7 @@ status=0
 
 echo "== C++ suite (ctest) under ASan + UBSan, leak check on"
 # ctest runs each Catch2 case as its own process; the leak check runs at each exit.
-if ! (cd "$SAN_BUILD" && ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:log_path=$PWD/sanitize-logs/asan-cpp" \
+if ! (cd "$SAN_BUILD" && ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:allocator_may_return_null=1:log_path=$PWD/sanitize-logs/asan-cpp" \
       ctest --output-on-failure -j "$(nproc)" > sanitize-logs/ctest.log 2>&1); then
   status=1
   grep -E "tests passed|Failed|\*\*\*" "$LOGS/ctest.log" | tail -30
@@ -39,7 +39,7 @@ tar --exclude='*.so' --exclude=__pycache__ -C python -cf - ember | tar -C "$SAN_
 PARALLEL=()
 "$PY" -c "import xdist" 2>/dev/null && PARALLEL=(-n "$(nproc)")
 if ! LD_PRELOAD="$ASAN_RUNTIME" \
-     ASAN_OPTIONS="detect_leaks=0:halt_on_error=1:log_path=$PWD/$LOGS/asan-python" \
+     ASAN_OPTIONS="detect_leaks=0:halt_on_error=1:allocator_may_return_null=1:log_path=$PWD/$LOGS/asan-python" \
      PYTHONPATH="$SAN_BUILD/python" EMBER_SANITIZED=1 \
      "$PY" -m pytest test/python -q -p no:cacheprovider "${PARALLEL[@]}" "$@" > "$LOGS/pytest.log" 2>&1; then
   status=1

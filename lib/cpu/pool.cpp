@@ -192,7 +192,7 @@ void avg_pool2d_typed(const Tensor& x, const Tensor& out, const Window2d& w, boo
   const int64_t H = x.size(2), W = x.size(3), OH = out.size(2), OW = out.size(3);
   const T* xp = static_cast<const T*>(x.data_ptr());
   T* op = static_cast<T*>(out.data_ptr());
-  for_each_plane(x.size(0) * x.size(1), OH * OW * w.kh * w.kw, [&](int64_t p) {
+  for_each_plane(x.size(0) * x.size(1), work_product({OH, OW, w.kh, w.kw}), [&](int64_t p) {
     const T* in = xp + p * H * W;
     T* o = op + p * OH * OW;
     for (int64_t oh = 0; oh < OH; ++oh)
@@ -227,7 +227,7 @@ void adaptive_avg_pool2d_typed(const Tensor& x, const Tensor& out) {
   const T* xp = static_cast<const T*>(x.data_ptr());
   T* op = static_cast<T*>(out.data_ptr());
   int64_t kh = (H + OH - 1) / std::max<int64_t>(OH, 1) + 1, kw = (W + OW - 1) / std::max<int64_t>(OW, 1) + 1;
-  for_each_plane(x.size(0) * x.size(1), OH * OW * kh * kw, [&](int64_t p) {
+  for_each_plane(x.size(0) * x.size(1), work_product({OH, OW, kh, kw}), [&](int64_t p) {
     const T* in = xp + p * H * W;
     T* o = op + p * OH * OW;
     for (int64_t oh = 0; oh < OH; ++oh) {

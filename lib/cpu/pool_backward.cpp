@@ -87,7 +87,7 @@ void avg_pool2d_backward_kernel(OpCall& call) {
   const int64_t divisor = args.divisor_override.value_or(0);
   scatter_to_input(call, args, "avg_pool2d_backward", [&](const Planes& p, const auto* g, auto* acc) {
     using Acc = std::remove_pointer_t<decltype(acc)>;
-    for_each_plane(p.count, p.OH * p.OW * w.kh * w.kw, [&](int64_t k) {
+    for_each_plane(p.count, work_product({p.OH, p.OW, w.kh, w.kw}), [&](int64_t k) {
       const auto* gp = g + k * p.OH * p.OW;
       Acc* a = acc + k * p.H * p.W;
       for (int64_t oh = 0; oh < p.OH; ++oh)

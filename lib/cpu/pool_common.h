@@ -2,12 +2,23 @@
 // pool_backward.cpp); the windows themselves are in kernels/pool_window.h.
 #pragma once
 #include <algorithm>
+#include <cstdint>
+#include <initializer_list>
 
 #include "kernels/pool_window.h"  // Window2d, AvgWindow, avg_window
 #include "cpu/parallel.h"
 #include "ops/pool_shape.h"
 
 namespace ember::cpu {
+
+// The product of a window's sizes as a work estimate, saturating at INT64_MAX: a huge
+// (later refused or empty) window must not overflow the estimate.
+inline int64_t work_product(std::initializer_list<int64_t> factors) {
+  int64_t out = 1;
+  for (int64_t f : factors)
+    if (__builtin_mul_overflow(out, f, &out)) return INT64_MAX;
+  return out;
+}
 
 // Runs plane(p) for each of the planes of [N, C, ...] across threads.
 template <typename F>

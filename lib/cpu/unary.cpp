@@ -92,7 +92,9 @@ void round_kernel(OpCall& c) {
   const RoundArgs a = RoundArgs::from(c);
   if (a.decimals == 0) return rounding_unary(c, [](auto x) { return round_half_even(x); });
   bool negative = a.decimals < 0;
-  double scale = std::pow(10.0, static_cast<double>(negative ? -a.decimals : a.decimals));
+  // Negated as a double: -INT64_MIN does not fit an int64_t.
+  const double magnitude = static_cast<double>(a.decimals);
+  double scale = std::pow(10.0, negative ? -magnitude : magnitude);
   rounding_unary(c, [negative, scale](auto x) {
     using T = decltype(x);
     return round_decimals(x, static_cast<T>(scale), negative);
