@@ -29,8 +29,12 @@ RowGeometry row_geometry(const Tensor& x, const DimVector& out_spatial) {
   g.out_sizes = DimVector{x.size(0), x.size(1)};
   for (int64_t s : out_spatial) g.out_sizes.push_back(s);
   g.inner = out_spatial.back();
-  g.rows = x.size(0) * x.size(1);
-  for (int64_t d = 0; d + 1 < g.k; ++d) g.rows *= out_spatial[d];
+  // Saturating: with an empty output (a zero size elsewhere) the other sizes may be
+  // huge, and rows is then never used.
+  g.rows = x.size(0);
+  if (__builtin_mul_overflow(g.rows, x.size(1), &g.rows)) g.rows = INT64_MAX;
+  for (int64_t d = 0; d + 1 < g.k; ++d)
+    if (__builtin_mul_overflow(g.rows, out_spatial[d], &g.rows)) g.rows = INT64_MAX;
   return g;
 }
 
