@@ -54,6 +54,14 @@ inline std::string batch_prefix(const Tensor& info, int64_t b) {
   return info.dim() > 0 ? detail::str("(Batch element ", b, "): ") : std::string();
 }
 
+// The error of an LU factorization with a zero pivot U[i, i] in batch element b.
+[[noreturn]] inline void throw_zero_pivot(const char* api, const Tensor& info, int64_t b, int i) {
+  throw Error(detail::str("torch.", api, ": ", batch_prefix(info, b), "U[", i, ",", i,
+                          "] is zero and using it on lu_solve would result in a division by zero. "
+                          "If you still want to perform the factorization, consider calling "
+                          "linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)"));
+}
+
 // Whether the call runs on the host for a CUDA input (no cuSOLVER kernels yet).
 inline bool on_cuda(const Tensor& a) { return a.defined() && a.is_cuda(); }
 

@@ -35,11 +35,7 @@ std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A, bool piv
   Tensor info = call.outputs[2];
   if (check_errors) {
     auto [b, i] = first_failure(info);
-    if (b >= 0)
-      throw Error(detail::str("torch.linalg.lu_factor_ex: ", batch_prefix(info, b), "U[", i, ",", i,
-                                    "] is zero and using it on lu_solve would result in a division by zero. "
-                                    "If you still want to perform the factorization, consider calling "
-                                    "linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)"));
+    if (b >= 0) throw_zero_pivot("linalg.lu_factor_ex", info, b, i);
   }
   return {call.outputs[0], call.outputs[1], info};
 }

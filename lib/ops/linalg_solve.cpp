@@ -79,11 +79,7 @@ Tensor lu_pivots_to_permutation(const Tensor& pivots, int64_t m) {
 std::tuple<Tensor, Tensor> linalg_lu_factor(const Tensor& A, bool pivot) {
   auto [lu, pivots, info] = linalg_lu_factor_ex(A, pivot, false);
   auto [b, i] = first_failure(info);
-  if (b >= 0)
-    throw Error(detail::str("torch.linalg.lu_factor: ", batch_prefix(info, b), "U[", i, ",", i,
-                            "] is zero and using it on lu_solve would result in a division by zero. If you still "
-                            "want to perform the factorization, consider calling linalg.lu(A, pivot) or "
-                            "linalg.lu_factor_ex(A, pivot)"));
+  if (b >= 0) throw_zero_pivot("linalg.lu_factor", info, b, i);
   return {lu, pivots};
 }
 

@@ -49,6 +49,22 @@ def _is_int(x):
         isinstance(x, Tensor) and x.dim() == 0 and not x.is_floating_point() and x.dtype != _C.bool)
 
 
+class _TypedConversions:
+    """storage.double(), .float(), ...: a TypedStorage copy in that dtype (each class
+    defines _to(dtype))."""
+
+    def double(self): return self._to(_C.float64)  # noqa: E704
+    def float(self): return self._to(_C.float32)  # noqa: E704,A003
+    def half(self): return self._to(_C.float16)  # noqa: E704
+    def bfloat16(self): return self._to(_C.bfloat16)  # noqa: E704
+    def long(self): return self._to(_C.int64)  # noqa: E704
+    def int(self): return self._to(_C.int32)  # noqa: E704,A003
+    def short(self): return self._to(_C.int16)  # noqa: E704
+    def char(self): return self._to(_C.int8)  # noqa: E704
+    def byte(self): return self._to(_C.uint8)  # noqa: E704
+    def bool(self): return self._to(_C.bool)  # noqa: E704,A003
+
+
 class StorageBase:
     """The base class of UntypedStorage (torch._C.StorageBase)."""
     is_sparse = False
@@ -60,7 +76,7 @@ class StorageBase:
 _storage_objects = weakref.WeakValueDictionary()
 
 
-class UntypedStorage(StorageBase):
+class UntypedStorage(_TypedConversions, StorageBase):
     """Bytes that tensors view: UntypedStorage(size=0, *, device=None) or
     UntypedStorage(sequence of ints, *, device=None)."""
 
@@ -307,16 +323,6 @@ class UntypedStorage(StorageBase):
     def _to(self, dtype):
         return _typed_copy(self._bytes(), dtype, self.data_ptr())
 
-    def double(self): return self._to(_C.float64)  # noqa: E704
-    def float(self): return self._to(_C.float32)  # noqa: E704,A003
-    def half(self): return self._to(_C.float16)  # noqa: E704
-    def bfloat16(self): return self._to(_C.bfloat16)  # noqa: E704
-    def long(self): return self._to(_C.int64)  # noqa: E704
-    def int(self): return self._to(_C.int32)  # noqa: E704,A003
-    def short(self): return self._to(_C.int16)  # noqa: E704
-    def char(self): return self._to(_C.int8)  # noqa: E704
-    def byte(self): return self._to(_C.uint8)  # noqa: E704
-    def bool(self): return self._to(_C.bool)  # noqa: E704,A003
 
     # ---- Python protocols ---------------------------------------------------------
     def __repr__(self):
@@ -427,7 +433,7 @@ _TYPED_INIT_HELP = ("TypedStorage.__init__ received an invalid combination of ar
                     " * (*, UntypedStorage wrap_storage, ember.dtype dtype)")
 
 
-class TypedStorage:
+class TypedStorage(_TypedConversions):
     """An UntypedStorage seen as elements of dtype (deprecated in torch, still what
     Tensor.storage() returns)."""
 
@@ -681,16 +687,6 @@ class TypedStorage:
     def _to(self, dtype):
         return _typed_copy(self._tensor(), dtype, self._untyped_storage.data_ptr())
 
-    def double(self): return self._to(_C.float64)  # noqa: E704
-    def float(self): return self._to(_C.float32)  # noqa: E704,A003
-    def half(self): return self._to(_C.float16)  # noqa: E704
-    def bfloat16(self): return self._to(_C.bfloat16)  # noqa: E704
-    def long(self): return self._to(_C.int64)  # noqa: E704
-    def int(self): return self._to(_C.int32)  # noqa: E704,A003
-    def short(self): return self._to(_C.int16)  # noqa: E704
-    def char(self): return self._to(_C.int8)  # noqa: E704
-    def byte(self): return self._to(_C.uint8)  # noqa: E704
-    def bool(self): return self._to(_C.bool)  # noqa: E704,A003
 
     # ---- Python protocols ---------------------------------------------------------
     def __str__(self):
