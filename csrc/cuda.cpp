@@ -28,6 +28,17 @@ void bind_streams(py::module_& c) {
              return Stream::create(cuda_index_from(device), priority);
            }),
            py::arg("device") = py::none(), py::arg("priority") = 0)
+      // ember.cuda.ExternalStream: a cudaStream_t made elsewhere, used as it is.
+      .def(py::init([](uintptr_t stream_ptr, py::handle device, bool) {
+             EMBER_CHECK(cuda::is_available(), "ExternalStream: ",
+                         cuda::is_built() ? "no CUDA GPU is available" : "ember was built without CUDA");
+             int index = cuda_index_from(device);
+             if (index < 0) index = cuda::current_device();
+             EMBER_CHECK_VALUE(index < cuda::device_count(), "ExternalStream: invalid CUDA device index ",
+                               index, " (", cuda::device_count(), " available)");
+             return Stream::wrap(index, reinterpret_cast<void*>(stream_ptr));
+           }),
+           py::arg("stream_ptr"), py::arg("device"), py::arg("_external"))
       .def_property_readonly("device_index", &Stream::device)
       .def_property_readonly("device", [](const Stream& s) { return Device(DeviceType::CUDA, s.device()); })
       .def_property_readonly("cuda_stream", &Stream::id)
@@ -94,6 +105,26 @@ void bind_device_properties(py::module_& c) {
   c.def("mem_get_info", &cuda::mem_get_info, py::arg("device") = -1);
 }
 
+void bind_graphs(py::module_& c) {
+  using cuda::CUDAGraph;
+  using cuda::MempoolId;
+  py::class_<CUDAGraph>(c, "_CUDAGraph")
+      .def(py::init<bool>(), py::arg("keep_graph") = false)
+      .def("capture_begin", [](CUDAGraph& g, std::optional<MempoolId> pool,
+                               const std::string& mode) {
+             g.capture_begin(pool.value_or(MempoolId{0, 0}), mode);
+           },
+           py::arg("pool") = py::none(), py::arg("capture_error_mode") = "global")
+      .def("capture_end", &CUDAGraph::capture_end)
+      .def("replay", &CUDAGraph::replay)
+      .def("reset", &CUDAGraph::reset)
+      .def("pool", &CUDAGraph::pool)
+      .def("enable_debug_mode", &CUDAGraph::enable_debug_mode)
+      .def("debug_dump", &CUDAGraph::debug_dump, py::arg("debug_path"));
+  c.def("graph_pool_handle", &cuda::graph_pool_handle);
+  c.def("is_current_stream_capturing", &cuda::is_current_stream_capturing);
+}
+
 void bind_tensor_device_methods(TensorClass& cls) {
   cls.def("cuda", [](const Tensor& t, py::handle device, bool non_blocking) {
         return t.cuda(cuda_index_from(device), non_blocking);
@@ -116,7 +147,17 @@ void bind_cuda(py::module_& m, TensorClass& cls) {
   c.def("memory_summary", &cuda::memory_summary, py::arg("device") = -1);
   bind_device_properties(c);
   c.def("empty_cache", &cuda::empty_cache);
+  c.def("reset_accumulated_memory_stats", &cuda::reset_accumulated_memory_stats,
+        py::arg("device") = -1);
+  c.def("set_per_process_memory_fraction", &cuda::set_per_process_memory_fraction,
+        py::arg("fraction"), py::arg("device") = -1);
+  c.def("get_per_process_memory_fraction", &cuda::get_per_process_memory_fraction,
+        py::arg("device") = -1);
+  c.def("get_arch_list", &cuda::get_arch_list);
+  c.def("can_device_access_peer", &cuda::can_device_access_peer, py::arg("device"),
+        py::arg("peer"));
   bind_streams(c);
+  bind_graphs(c);
   bind_tensor_device_methods(cls);
 }
 

@@ -17,6 +17,41 @@ void bind_memory(py::module_& m) {
     out["num_raw_frees"] = s.num_raw_frees;
     out["num_cache_hits"] = s.num_cache_hits;
     out["num_ooms"] = s.num_ooms;
+    out["active_allocs"] = s.active_allocs;
+    out["segments"] = s.segments;
+    return out;
+  }, py::arg("device") = Device(kCPU));
+  m.def("reset_accumulated_memory_stats", [](const Device& d) { reset_accumulated_memory_stats(d); },
+        py::arg("device") = Device(kCPU));
+  // The segments as torch.cuda.memory_snapshot() lists them (a dict per segment).
+  m.def("memory_snapshot", [](const Device& d) {
+    py::list out;
+    for (const MemorySegment& seg : memory_snapshot(d)) {
+      py::dict s;
+      s["device"] = d.is_cuda() ? d.index : 0;
+      s["address"] = seg.address;
+      s["total_size"] = seg.total_size;
+      s["allocated_size"] = seg.allocated_size;
+      s["active_size"] = seg.active_size;
+      s["requested_size"] = seg.requested_size;
+      s["stream"] = seg.stream;
+      s["segment_type"] = seg.is_small ? "small" : "large";
+      s["segment_pool_id"] = py::make_tuple(seg.pool_id, 0);
+      s["is_expandable"] = false;
+      s["frames"] = py::list();
+      py::list blocks;
+      for (const MemoryBlock& b : seg.blocks) {
+        py::dict block;
+        block["address"] = b.address;
+        block["size"] = b.size;
+        block["requested_size"] = b.requested_size;
+        block["state"] = b.state;
+        block["frames"] = py::list();
+        blocks.append(block);
+      }
+      s["blocks"] = blocks;
+      out.append(s);
+    }
     return out;
   }, py::arg("device") = Device(kCPU));
   m.def("reset_peak_memory_stats", [](const Device& d) { reset_peak_memory_stats(d); },

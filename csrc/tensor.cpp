@@ -12,14 +12,14 @@ IntList shape_from_args(const py::args& args, const char* op) {
       return args[0].cast<IntList>();
     } catch (const py::cast_error&) {
       throw TypeError(detail::str(op, ": expected a sequence of ints as the shape, got ",
-                                  std::string(py::str(args[0].get_type().attr("__name__")))));
+                                  std::string(py::str(py::type::handle_of(args[0]).attr("__name__")))));
     }
   }
   IntList shape;
   for (const py::handle& a : args) {
     if (!PyIndex_Check(a.ptr()) || PyBool_Check(a.ptr()))
       throw TypeError(detail::str(op, ": expected ints as sizes, got ",
-                                  std::string(py::str(a.get_type().attr("__name__")))));
+                                  std::string(py::str(py::type::handle_of(a).attr("__name__")))));
     shape.push_back(a.cast<int64_t>());
   }
   return shape;
@@ -57,7 +57,7 @@ Tensor to_any(const Tensor& self, const py::args& args, const py::kwargs& kwargs
       non_blocking = a.cast<bool>();
     } else {
       throw TypeError(detail::str("to() received an invalid combination of arguments: ",
-                                  std::string(py::str(a.get_type().attr("__name__")))));
+                                  std::string(py::str(py::type::handle_of(a).attr("__name__")))));
     }
   }
   for (auto [k, v] : kwargs) {

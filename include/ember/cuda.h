@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "ember/memory.h"
 
@@ -155,8 +156,24 @@ int64_t memory_reserved(int device = -1);
 int64_t max_memory_reserved(int device = -1);
 void reset_peak_memory_stats(int device = -1);
 std::string memory_summary(int device = -1);
-// Returns the cached, unused blocks of every device to CUDA.
+// Returns the cached, unused blocks of every device to CUDA (nothing while a CUDA
+// graph capture is underway: memory cannot be given back then).
 void empty_cache();
+// Zeroes the allocator's counters that only grow (num_allocs, num_frees, ...).
+void reset_accumulated_memory_stats(int device = -1);
+// Caps what the caching allocator of `device` may reserve at fraction * its total
+// memory: a request past it raises OutOfMemoryError (after the cache is released) as
+// if the GPU were full. fraction in [0, 1] (1: the whole GPU, the default), else
+// ValueError. torch.cuda.set_per_process_memory_fraction.
+void set_per_process_memory_fraction(double fraction, int device = -1);
+double get_per_process_memory_fraction(int device = -1);
+
+// The GPU architectures this build's kernels were compiled for, as PyTorch lists them:
+// "sm_90" for machine code, "compute_90" for PTX the driver can compile for newer GPUs.
+// Empty when no GPU is available (as torch.cuda.get_arch_list()).
+std::vector<std::string> get_arch_list();
+// Whether `device` can access `peer`'s memory directly (cudaDeviceCanAccessPeer).
+bool can_device_access_peer(int device, int peer);
 
 }  // namespace ember::cuda
 

@@ -5,6 +5,7 @@
 #include "ember/autograd_function.h"
 #include "ember/autograd_hooks.h"
 #include "ember/cuda.h"
+#include "ember/cuda_graph.h"
 #include "ember/device.h"
 #include "ember/dtype.h"
 #include "ember/error.h"

@@ -193,6 +193,11 @@ TensorList link_function(const std::shared_ptr<AutogradContext>& ctx, const Tens
     }
     ctx->to_save_.clear();
   }
+  // The node owns ctx: holding the dirty or non-differentiable tensors there would make a
+  // reference cycle (a dirty view -> its base -> CopySlices -> this node -> ctx -> the view)
+  // that frees nothing. They were needed only to link the outputs.
+  ctx->dirty_.clear();
+  ctx->non_differentiable_.clear();
   return outputs;
 }
 

@@ -3,6 +3,7 @@
 // raises the same clear error.
 #ifndef EMBER_WITH_CUDA
 #include "ember/cuda.h"
+#include "ember/cuda_graph.h"
 #include "ember/error.h"
 #include "memory/caching_allocator.h"
 
@@ -51,6 +52,22 @@ void Event::wait() const { unavailable("Event.wait"); }
 bool Event::query() const { return true; }
 void Event::synchronize() const {}
 float Event::elapsed_time(const Event&) const { unavailable("Event.elapsed_time"); }
+
+std::vector<std::string> get_arch_list() { return {}; }
+bool can_device_access_peer(int, int) { unavailable("can_device_access_peer"); }
+
+MempoolId graph_pool_handle() { unavailable("graph_pool_handle"); }
+bool is_current_stream_capturing() { return false; }
+namespace detail {
+bool graph_capture_underway() { return false; }
+}  // namespace detail
+CUDAGraph::CUDAGraph(bool keep_graph) : keep_graph_(keep_graph) {}
+CUDAGraph::~CUDAGraph() = default;
+void CUDAGraph::capture_begin(MempoolId, const std::string&) { unavailable("CUDAGraph.capture_begin"); }
+void CUDAGraph::capture_end() { unavailable("CUDAGraph.capture_end"); }
+void CUDAGraph::replay() { unavailable("CUDAGraph.replay"); }
+void CUDAGraph::reset() {}
+void CUDAGraph::debug_dump(const std::string&) const { unavailable("CUDAGraph.debug_dump"); }
 
 }  // namespace ember::cuda
 

@@ -8,6 +8,7 @@
 
 #include "kernels/philox.h"
 #include "ember/cuda.h"
+#include "ember/cuda_graph.h"
 #include "ember/error.h"
 #include "ember/ops/factories.h"
 #include "ember/tensor.h"
@@ -51,6 +52,13 @@ uint64_t Generator::initial_seed() const {
 }
 
 PhiloxState Generator::reserve(uint64_t n) {
+  // A captured CUDA graph would replay the counter it was handed at capture, so every
+  // replay would draw the same numbers: refused instead (ember/cuda_graph.h).
+  EMBER_CHECK(!(device_.is_cuda() && cuda::detail::graph_capture_underway() &&
+                cuda::is_current_stream_capturing()),
+              "random number generation on CUDA cannot be captured in a CUDA graph in ember: "
+              "every replay would repeat the captured draw; draw the random tensor outside "
+              "the graph and copy it into a tensor the graph reads");
   std::lock_guard<std::mutex> lock(mutex_);
   PhiloxState start{seed_, offset_};
   offset_ += n;

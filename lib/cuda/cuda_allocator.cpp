@@ -8,6 +8,7 @@
 #include "cuda/cuda_allocator.h"
 #include "cuda/cuda_check.h"
 #include "ember/cuda.h"
+#include "ember/cuda_graph.h"
 #include "memory/caching_allocator.h"
 
 namespace ember::memory {
@@ -67,9 +68,16 @@ class CudaRawAllocator final : public RawAllocator {
   void* raw_alloc(size_t nbytes) override {
     cuda::DeviceGuard guard(device_);
     void* p = nullptr;
+    // cudaMalloc is "potentially unsafe" while a stream captures in the global mode;
+    // the allocator's own call is safe (the memory belongs to the capture's private
+    // pool), so this thread relaxes the check for it, as PyTorch's allocator does.
+    const bool capturing = cuda::detail::graph_capture_underway();
+    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    if (capturing) EMBER_CUDA_CHECK(cudaThreadExchangeStreamCaptureMode(&mode));
     // Two statements: as one call's arguments, `p` could be read before cudaMalloc
     // sets it (the order of evaluation is unspecified; GCC reads it first).
     cudaError_t err = cudaMalloc(&p, nbytes);
+    if (capturing) (void)cudaThreadExchangeStreamCaptureMode(&mode);
     return checked_alloc(err, p, "cudaMalloc");
   }
   void raw_free(void* ptr) override {

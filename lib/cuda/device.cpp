@@ -1,6 +1,8 @@
 // CUDA devices: how many, which is current, waiting for one, and the error check
 // every CUDA call goes through.
 #include <atomic>
+#include <string>
+#include <vector>
 
 #include "cuda/cuda_check.h"
 #include "cuda/device_error.h"
@@ -136,6 +138,40 @@ DeviceGuard::~DeviceGuard() {
   // A destructor must not throw; restoring a device that was current cannot fail
   // short of a broken driver, which the next call will report.
   if (previous_ >= 0 && cudaSetDevice(previous_) != cudaSuccess) (void)cudaGetLastError();
+}
+
+#ifndef EMBER_CUDA_ARCHITECTURES
+#define EMBER_CUDA_ARCHITECTURES ""
+#endif
+
+std::vector<std::string> get_arch_list() {
+  if (!is_available()) return {};
+  // CMake's CUDA_ARCHITECTURES, comma-separated: "90" (machine code and PTX),
+  // "90-real" (machine code), "90-virtual" (PTX).
+  std::vector<std::string> archs;
+  std::string list = EMBER_CUDA_ARCHITECTURES;
+  size_t start = 0;
+  while (start < list.size()) {
+    size_t end = list.find(',', start);
+    if (end == std::string::npos) end = list.size();
+    std::string entry = list.substr(start, end - start);
+    start = end + 1;
+    if (entry.empty()) continue;
+    size_t dash = entry.find('-');
+    std::string number = entry.substr(0, dash);
+    std::string kind = dash == std::string::npos ? "" : entry.substr(dash + 1);
+    if (kind.empty() || kind == "real") archs.push_back("sm_" + number);
+    if (kind.empty() || kind == "virtual") archs.push_back("compute_" + number);
+  }
+  return archs;
+}
+
+bool can_device_access_peer(int device, int peer) {
+  int d = detail::resolve_device(device, "can_device_access_peer");
+  int p = detail::resolve_device(peer, "can_device_access_peer");
+  int can = 0;
+  EMBER_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, d, p));
+  return can != 0;
 }
 
 int multiprocessor_count() {

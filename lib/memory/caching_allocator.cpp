@@ -9,6 +9,20 @@
 //   quick      in a quick list: a small block freed whole, kept by exact size for the
 //              next request of that size (no best-fit search, split or merge; bounded)
 //   free       in its pool's set (can be reused or merged)
+//   deferred   freed during a CUDA graph capture while other streams used it: its
+//              events are recorded when the last capture ends (event_count is 1 until then)
+//
+// Note [Private pools]
+// A CUDA graph replays the kernels it captured with the addresses they had during
+// capture. So the memory a capture used belongs to the graph until the graph is reset:
+// the capture's requests are served from segments of a private pool (Block::pool), whose
+// free blocks serve only later requests routed to the same pool (the same capture, or
+// another graph sharing the pool through graph_pool_handle). The pool outlives the
+// graph's capture; when its last owner releases it (retain_pool/release_pool), its
+// free segments go back to the device, and the others as their last block is freed
+// (a tensor made during capture may outlive the graph). During any capture no stream
+// event is recorded or queried and no memory is given back: those calls are illegal
+// while a stream captures, so the work waits for the end of the last capture.
 #include "memory/caching_allocator.h"
 
 #include <algorithm>
@@ -30,7 +44,9 @@ struct Block {
   char* ptr;
   size_t size;
   StreamId stream;
-  bool small;  // which pool it returns to
+  bool small;       // which pool it returns to
+  PoolId pool = 0;  // 0: the shared pools; otherwise a private pool (Note [Private pools])
+  size_t requested = 0;  // bytes asked for, while allocated (memory_snapshot)
   bool allocated = false;
   bool quick = false;     // waiting in a quick list
   int event_count = 0;    // outstanding events of a pending block
@@ -38,7 +54,8 @@ struct Block {
   Block* next = nullptr;
   std::vector<StreamId> stream_uses;  // other streams (record_stream); rarely non-empty
 
-  Block(char* p, size_t s, StreamId st, bool sm) : ptr(p), size(s), stream(st), small(sm) {}
+  Block(char* p, size_t s, StreamId st, bool sm, PoolId pl = 0)
+      : ptr(p), size(s), stream(st), small(sm), pool(pl) {}
   bool is_free() const { return !allocated && !quick && event_count == 0; }
   bool is_whole_segment() const { return !prev && !next; }
 };
@@ -157,6 +174,21 @@ struct CachingAllocator::Impl {
   NodeCache nodes;  // before the containers that use it: destroyed after them
   Pool small_pool{BlockLess(), NodeAllocator<Block*>(&nodes)};
   Pool large_pool{BlockLess(), NodeAllocator<Block*>(&nodes)};
+
+  // Private pools (Note [Private pools]): their free blocks, how many graphs own each,
+  // and how many segments each still holds (a released pool is erased at zero).
+  struct PrivatePool {
+    explicit PrivatePool(NodeCache* nodes)
+        : small{BlockLess(), NodeAllocator<Block*>(nodes)}, large{BlockLess(), NodeAllocator<Block*>(nodes)} {}
+    Pool small;
+    Pool large;
+    int owners = 0;
+    int64_t segments = 0;
+  };
+  std::unordered_map<PoolId, std::unique_ptr<PrivatePool>> private_pools;
+  std::vector<std::pair<StreamId, PoolId>> captures;  // streams capturing now, and their pools
+  std::vector<Block*> deferred;  // freed during a capture, events still to record
+  size_t reserve_limit = 0;      // 0: none
   BlockMap allocated{0, std::hash<void*>(), std::equal_to<void*>(), BlockMap::allocator_type(&nodes)};
   std::vector<Block*> spare_blocks;  // Block records reused by new_block
 
@@ -186,7 +218,7 @@ struct CachingAllocator::Impl {
   }
 
   bool keep_quick(Block* b) {
-    if (!use_quick || b->stream != 0 || !b->small || b->size > kQuickMaxSize ||
+    if (!use_quick || b->stream != 0 || b->pool != 0 || !b->small || b->size > kQuickMaxSize ||
         quick_bytes + b->size > kQuickMaxBytes)
       return false;
     std::vector<Block*>& list = quick[quick_index(b->size)];
@@ -220,49 +252,66 @@ struct CachingAllocator::Impl {
   }
 
   // Block records are recycled for the same reason as the container nodes.
-  Block* new_block(char* p, size_t size, StreamId stream, bool small) {
-    if (spare_blocks.empty()) return new Block(p, size, stream, small);
+  Block* new_block(char* p, size_t size, StreamId stream, bool small, PoolId pool) {
+    if (spare_blocks.empty()) return new Block(p, size, stream, small, pool);
     Block* b = spare_blocks.back();
     spare_blocks.pop_back();
-    *b = Block(p, size, stream, small);
+    *b = Block(p, size, stream, small, pool);
     return b;
   }
   void delete_block(Block* b) { spare_blocks.push_back(b); }
 
-  Pool& pool_of(bool small) { return small ? small_pool : large_pool; }
+  Pool& pool_of(PoolId pool, bool small) {
+    if (pool == 0) return small ? small_pool : large_pool;
+    PrivatePool& p = *private_pools.at(pool);
+    return small ? p.small : p.large;
+  }
+  Pool& pool_of(const Block* b) { return pool_of(b->pool, b->small); }
+
+  // The private pool a request on `stream` is served from (0: the shared pools).
+  PoolId capture_pool(StreamId stream) const {
+    for (const auto& [s, pool] : captures)
+      if (s == stream) return pool;
+    return 0;
+  }
 
   // ---- allocation ----
 
   void* allocate(size_t nbytes, StreamId stream) {
-    if (!pending.empty()) process_events();
+    if (!pending.empty() && captures.empty()) process_events();
     if (nbytes > kMaxRequest) throw_oom(nbytes);
     size_t size = round_up(std::max<size_t>(nbytes, 1), kMinBlockSize);
     bool small = size <= kSmallSize;
-    Block* block = take_quick(size, stream);
-    if (!block) block = split(get_block(small, stream, size, nbytes), size);
+    PoolId pool = captures.empty() ? 0 : capture_pool(stream);
+    Block* block = pool == 0 ? take_quick(size, stream) : nullptr;
+    if (!block) block = split(get_block(small, stream, size, nbytes, pool), size);
     block->allocated = true;
+    block->requested = nbytes;
     allocated.emplace(block->ptr, block);
     stats.num_allocs++;
+    stats.active_allocs++;
     stats.allocated_bytes += static_cast<int64_t>(block->size);
     stats.peak_allocated_bytes = std::max(stats.peak_allocated_bytes, stats.allocated_bytes);
     return block->ptr;
   }
 
-  Block* get_block(bool small, StreamId stream, size_t size, size_t nbytes) {
-    if (Block* b = take_free(small, stream, size)) return b;
-    if (Block* b = alloc_segment(small, stream, size)) return b;
+  Block* get_block(bool small, StreamId stream, size_t size, size_t nbytes, PoolId pool) {
+    if (Block* b = take_free(pool, small, stream, size)) return b;
+    if (Block* b = alloc_segment(pool, small, stream, size)) return b;
+    // During a capture nothing can be waited for or given back (Note [Private pools]).
+    if (!captures.empty()) throw_oom(nbytes);
     // The device is full: reuse blocks whose streams have finished, else give the
     // cache back to the device and try once more.
     process_events();
-    if (Block* b = take_free(small, stream, size)) return b;
+    if (Block* b = take_free(pool, small, stream, size)) return b;
     release_cached_segments();
-    if (Block* b = alloc_segment(small, stream, size)) return b;
+    if (Block* b = alloc_segment(pool, small, stream, size)) return b;
     throw_oom(nbytes);
   }
 
   // Best fit: the smallest free block of this stream that holds `size` bytes.
-  Block* take_free(bool small, StreamId stream, size_t size) {
-    Pool& pool = pool_of(small);
+  Block* take_free(PoolId pool_id, bool small, StreamId stream, size_t size) {
+    Pool& pool = pool_of(pool_id, small);
     auto it = pool.lower_bound(BlockKey{stream, size, 0});
     if (it == pool.end() || (*it)->stream != stream) return nullptr;
     Block* b = *it;
@@ -271,14 +320,35 @@ struct CachingAllocator::Impl {
     return b;
   }
 
-  Block* alloc_segment(bool small, StreamId stream, size_t size) {
+  Block* alloc_segment(PoolId pool, bool small, StreamId stream, size_t size) {
     size_t seg_size = small ? kSmallSegment : round_up(size, kLargeRound);
+    if (reserve_limit != 0 && static_cast<size_t>(stats.reserved_bytes) + seg_size > reserve_limit)
+      return nullptr;
     void* p = raw->raw_alloc(seg_size);
     if (!p) return nullptr;
     stats.num_raw_allocs++;
+    stats.segments++;
+    if (pool != 0) private_pools.at(pool)->segments++;
     stats.reserved_bytes += static_cast<int64_t>(seg_size);
     stats.peak_reserved_bytes = std::max(stats.peak_reserved_bytes, stats.reserved_bytes);
-    return new_block(static_cast<char*>(p), seg_size, stream, small);
+    return new_block(static_cast<char*>(p), seg_size, stream, small, pool);
+  }
+
+  // Gives a whole free segment back to the device (it is in no pool set).
+  void release_segment(Block* b) {
+    raw->raw_free(b->ptr);
+    stats.num_raw_frees++;
+    stats.segments--;
+    stats.reserved_bytes -= static_cast<int64_t>(b->size);
+    if (b->pool != 0) private_pools.at(b->pool)->segments--;
+    delete_block(b);
+  }
+
+  // Forgets a private pool that no graph owns and that holds no segment.
+  void erase_pool_if_empty(PoolId pool) {
+    auto it = private_pools.find(pool);
+    if (it != private_pools.end() && it->second->owners == 0 && it->second->segments == 0)
+      private_pools.erase(it);
   }
 
   // Small blocks split down to the minimum; large ones only when the rest is itself a
@@ -287,23 +357,28 @@ struct CachingAllocator::Impl {
     size_t rest = b->size - size;
     bool worth_it = b->small ? rest >= kMinBlockSize : rest > kSmallSize;
     if (!worth_it) return b;
-    Block* r = new_block(b->ptr + size, rest, b->stream, b->small);
+    Block* r = new_block(b->ptr + size, rest, b->stream, b->small, b->pool);
     r->prev = b;
     r->next = b->next;
     if (r->next) r->next->prev = r;
     b->next = r;
     b->size = size;
-    pool_of(r->small).insert(r);
+    pool_of(r).insert(r);
     return b;
   }
 
   [[noreturn]] void throw_oom(size_t nbytes) {
     stats.num_ooms++;
+    std::string limit = reserve_limit == 0 ? "" : detail::str(
+        "; the process may reserve at most ", format_bytes(reserve_limit),
+        " (set_per_process_memory_fraction)");
+    std::string capture = captures.empty() ? "" :
+        "; a CUDA graph capture is underway, so the cache was not released to make room";
     throw OutOfMemoryError(detail::str(
         device_kind(raw->device_name()), " out of memory: tried to allocate ", format_bytes(nbytes),
         "; ", format_bytes(static_cast<size_t>(stats.allocated_bytes)), " allocated, ",
         format_bytes(static_cast<size_t>(stats.reserved_bytes)),
-        " reserved by ember's caching allocator (device ", raw->device_name(), ")"));
+        " reserved by ember's caching allocator (device ", raw->device_name(), ")", limit, capture));
   }
 
   // ---- free ----
@@ -321,13 +396,24 @@ struct CachingAllocator::Impl {
     Block* b = it->second;
     allocated.erase(it);
     b->allocated = false;
+    b->requested = 0;
     stats.num_frees++;
+    stats.active_allocs--;
     stats.allocated_bytes -= static_cast<int64_t>(b->size);
     if (b->stream_uses.empty()) {
       if (!keep_quick(b)) free_block(b);
       return;
     }
-    // Other streams may still read or write the block: reuse waits for their events.
+    if (!captures.empty()) {  // no events during a capture (Note [Private pools])
+      b->event_count = 1;
+      deferred.push_back(b);
+      return;
+    }
+    record_use_events(b);
+  }
+
+  // Other streams may still read or write the block: reuse waits for their events.
+  void record_use_events(Block* b) {
     for (StreamId s : b->stream_uses) {
       pending.emplace_back(raw->record_event(s), b);
       b->event_count++;
@@ -335,16 +421,24 @@ struct CachingAllocator::Impl {
     b->stream_uses.clear();
   }
 
-  // Returns a block to its pool, merged with its free neighbours.
+  // Returns a block to its pool, merged with its free neighbours. A whole segment of a
+  // released private pool goes back to the device instead.
   void free_block(Block* b) {
     merge(b, b->prev);
     merge(b, b->next);
-    pool_of(b->small).insert(b);
+    if (b->pool != 0 && b->is_whole_segment() && private_pools.at(b->pool)->owners == 0 &&
+        captures.empty()) {
+      PoolId pool = b->pool;
+      release_segment(b);
+      erase_pool_if_empty(pool);
+      return;
+    }
+    pool_of(b).insert(b);
   }
 
   void merge(Block* dst, Block* src) {
     if (!src || !src->is_free()) return;
-    pool_of(src->small).erase(src);  // before its size/address (the set's key) change
+    pool_of(src).erase(src);  // before its size/address (the set's key) change
     if (src == dst->prev) {
       dst->ptr = src->ptr;
       dst->prev = src->prev;
@@ -371,30 +465,94 @@ struct CachingAllocator::Impl {
     pending.resize(kept);
   }
 
-  // Gives every free, unsplit segment back to the device.
+  // Gives every free, unsplit segment of the shared pools back to the device (private
+  // pools keep theirs while a graph owns them).
   void release_cached_segments() {
     flush_quick();  // quick blocks merge back, so whole free segments show
-    for (Pool* pool : {&small_pool, &large_pool}) {
-      for (auto it = pool->begin(); it != pool->end();) {
-        Block* b = *it;
-        if (!b->is_whole_segment()) {
-          ++it;
-          continue;
-        }
-        it = pool->erase(it);
-        raw->raw_free(b->ptr);
-        stats.num_raw_frees++;
-        stats.reserved_bytes -= static_cast<int64_t>(b->size);
-        delete_block(b);
+    for (Pool* pool : {&small_pool, &large_pool}) release_whole_segments(*pool);
+  }
+
+  void release_whole_segments(Pool& pool) {
+    for (auto it = pool.begin(); it != pool.end();) {
+      Block* b = *it;
+      if (!b->is_whole_segment()) {
+        ++it;
+        continue;
       }
+      it = pool.erase(it);
+      release_segment(b);
     }
+  }
+
+  // ---- private pools (Note [Private pools]) ----
+
+  PrivatePool& private_pool(PoolId pool, const char* what) {
+    auto it = private_pools.find(pool);
+    EMBER_CHECK(it != private_pools.end() && it->second->owners > 0, "CachingAllocator::", what,
+                ": memory pool ", pool, " is not owned by any CUDA graph");
+    return *it->second;
+  }
+
+  void retain_pool(PoolId pool) {
+    EMBER_CHECK(pool != 0, "CachingAllocator::retain_pool: pool id 0 is the shared pool");
+    auto& slot = private_pools[pool];
+    if (!slot) slot = std::make_unique<PrivatePool>(&nodes);
+    slot->owners++;
+  }
+
+  void release_pool(PoolId pool) {
+    PrivatePool& p = private_pool(pool, "release_pool");
+    if (p.owners == 1)
+      for (const auto& [stream, captured] : captures)
+        EMBER_CHECK(captured != pool, "CachingAllocator::release_pool: pool ", pool,
+                    " is still capturing on stream ", stream);
+    if (--p.owners > 0) return;
+    if (!captures.empty()) return;  // its segments go when the captures end
+    release_dead_pool(pool);
+  }
+
+  // Gives back the free segments of a pool no graph owns (and erases the pool when it
+  // holds none).
+  void release_dead_pool(PoolId pool) {
+    auto it = private_pools.find(pool);
+    if (it == private_pools.end()) return;
+    release_whole_segments(it->second->small);
+    release_whole_segments(it->second->large);
+    erase_pool_if_empty(pool);
+  }
+
+  void begin_capture(StreamId stream, PoolId pool) {
+    private_pool(pool, "begin_capture");
+    EMBER_CHECK(capture_pool(stream) == 0, "CachingAllocator::begin_capture: stream ", stream,
+                " is already capturing");
+    captures.emplace_back(stream, pool);
+  }
+
+  void end_capture(StreamId stream) {
+    auto it = std::find_if(captures.begin(), captures.end(),
+                           [&](const auto& c) { return c.first == stream; });
+    EMBER_CHECK(it != captures.end(), "CachingAllocator::end_capture: stream ", stream,
+                " is not capturing");
+    captures.erase(it);
+    if (!captures.empty()) return;
+    // The last capture ended: the work that waited for it.
+    for (Block* b : deferred) {
+      b->event_count = 0;
+      record_use_events(b);
+      if (b->event_count == 0) free_block(b);
+    }
+    deferred.clear();
+    std::vector<PoolId> dead;
+    for (const auto& [id, p] : private_pools)
+      if (p->owners == 0) dead.push_back(id);
+    for (PoolId id : dead) release_dead_pool(id);
   }
 
   // ---- teardown ----
 
   // Returns every segment, in use or not: pointers into it die with the allocator.
-  void release_everything() {
-    for (auto& [event, block] : pending) raw->release_event(event);
+  // The first block of every segment, in address order.
+  std::vector<Block*> segment_heads() const {
     std::vector<Block*> heads;
     auto note_head = [&](Block* b) {
       while (b->prev) b = b->prev;
@@ -402,13 +560,51 @@ struct CachingAllocator::Impl {
     };
     for (Block* b : small_pool) note_head(b);
     for (Block* b : large_pool) note_head(b);
+    for (const auto& [id, p] : private_pools) {
+      for (Block* b : p->small) note_head(b);
+      for (Block* b : p->large) note_head(b);
+    }
     for (auto& [ptr, b] : allocated) note_head(b);
     for (auto& [event, b] : pending) note_head(b);
+    for (Block* b : deferred) note_head(b);
     for (const std::vector<Block*>& list : quick)
       for (Block* b : list) note_head(b);
-    std::sort(heads.begin(), heads.end());
+    std::sort(heads.begin(), heads.end(), [](const Block* a, const Block* b) {
+      return reinterpret_cast<uintptr_t>(a->ptr) < reinterpret_cast<uintptr_t>(b->ptr);
+    });
     heads.erase(std::unique(heads.begin(), heads.end()), heads.end());
-    for (Block* head : heads) {
+    return heads;
+  }
+
+  std::vector<MemorySegment> snapshot() const {
+    std::vector<MemorySegment> segments;
+    for (const Block* head : segment_heads()) {
+      MemorySegment seg;
+      seg.address = reinterpret_cast<uintptr_t>(head->ptr);
+      seg.stream = head->stream;
+      seg.is_small = head->small;
+      seg.pool_id = head->pool;
+      for (const Block* b = head; b; b = b->next) {
+        MemoryBlock block;
+        block.address = reinterpret_cast<uintptr_t>(b->ptr);
+        block.size = static_cast<int64_t>(b->size);
+        block.requested_size = static_cast<int64_t>(b->requested);
+        block.state = b->allocated ? "active_allocated"
+                      : b->event_count > 0 ? "active_pending_free" : "inactive";
+        seg.total_size += block.size;
+        if (b->allocated) seg.allocated_size += block.size;
+        if (b->allocated || b->event_count > 0) seg.active_size += block.size;
+        seg.requested_size += block.requested_size;
+        seg.blocks.push_back(std::move(block));
+      }
+      segments.push_back(std::move(seg));
+    }
+    return segments;
+  }
+
+  void release_everything() {
+    for (auto& [event, block] : pending) raw->release_event(event);
+    for (Block* head : segment_heads()) {
       raw->raw_free(head->ptr);
       for (Block* b = head; b;) delete std::exchange(b, b->next);
     }
@@ -428,6 +624,8 @@ struct CachingAllocator::Impl {
         "), reserved: ", fmt(stats.reserved_bytes), " (peak ", fmt(stats.peak_reserved_bytes),
         ")\n", pool_line("small", small_pool), pool_line("large", large_pool),
         "  quick lists: ", format_bytes(quick_bytes), " in small blocks kept by size\n",
+        "  private pools (CUDA graphs): ", private_pools.size(), ", captures underway: ",
+        captures.size(), "\n",
         "  allocs: ", stats.num_allocs, ", frees: ", stats.num_frees,
         ", cache hits: ", stats.num_cache_hits, ", raw allocs: ", stats.num_raw_allocs,
         ", raw frees: ", stats.num_raw_frees, ", ooms: ", stats.num_ooms,
@@ -466,6 +664,7 @@ bool CachingAllocator::owns(void* ptr) const {
 
 void CachingAllocator::empty_cache() {
   std::lock_guard<std::mutex> lock(impl_->mutex);
+  if (!impl_->captures.empty()) return;  // nothing can be given back during a capture
   impl_->process_events();
   impl_->release_cached_segments();
 }
@@ -481,9 +680,56 @@ void CachingAllocator::reset_peak_stats() {
   impl_->stats.peak_reserved_bytes = impl_->stats.reserved_bytes;
 }
 
+void CachingAllocator::reset_accumulated_stats() {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  MemoryStats& s = impl_->stats;
+  s.num_allocs = s.num_frees = s.num_raw_allocs = s.num_raw_frees = 0;
+  s.num_cache_hits = s.num_ooms = 0;
+}
+
 std::string CachingAllocator::summary() const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   return impl_->summary();
+}
+
+std::vector<MemorySegment> CachingAllocator::snapshot() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->snapshot();
+}
+
+void CachingAllocator::set_reserve_limit(size_t bytes) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->reserve_limit = bytes;
+}
+
+size_t CachingAllocator::reserve_limit() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->reserve_limit;
+}
+
+void CachingAllocator::retain_pool(PoolId pool) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->retain_pool(pool);
+}
+
+void CachingAllocator::release_pool(PoolId pool) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->release_pool(pool);
+}
+
+void CachingAllocator::begin_capture(StreamId stream, PoolId pool) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->begin_capture(stream, pool);
+}
+
+void CachingAllocator::end_capture(StreamId stream) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->end_capture(stream);
+}
+
+bool CachingAllocator::capture_underway() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return !impl_->captures.empty();
 }
 
 }  // namespace ember::memory

@@ -15,13 +15,17 @@
 //    streams (record_stream), it is reused only after events recorded on those
 //    streams at free time report completion;
 //  - when the raw allocator fails, cached free segments are released and the
-//    request retried; then OutOfMemoryError is raised with the statistics.
+//    request retried; then OutOfMemoryError is raised with the statistics;
+//  - an optional cap on reserved bytes (set_reserve_limit) fails requests the same way;
+//  - private pools (CUDA graphs, Note [Private pools] in the .cpp): while a stream
+//    captures into a pool, its requests are served from that pool's own segments.
 // Thread-safe (one mutex).
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "ember/memory.h"
 
@@ -29,6 +33,7 @@ namespace ember::memory {
 
 using StreamId = uintptr_t;  // 0: the default stream (and the only one on the CPU)
 using EventId = uintptr_t;
+using PoolId = uint64_t;  // 0: the shared pools; any other: a private pool (CUDA graphs)
 
 class RawAllocator {
  public:
@@ -71,8 +76,36 @@ class CachingAllocator {
   void empty_cache();
   MemoryStats stats() const;
   void reset_peak_stats();
+  // Zeroes the counters that only grow (allocs, frees, raw allocs and frees, cache hits,
+  // OOMs); the current amounts and the peaks stay.
+  void reset_accumulated_stats();
   // A few lines describing the pools, for memory_summary().
   std::string summary() const;
+  // Every segment held from the device, with its blocks, in address order.
+  std::vector<MemorySegment> snapshot() const;
+
+  // A cap on reserved bytes (0: none). A request that would take the reservation past
+  // it is treated as out of memory: the cache is released, then OutOfMemoryError.
+  // Lowering it below what is reserved frees nothing by itself.
+  void set_reserve_limit(size_t bytes);
+  size_t reserve_limit() const;
+
+  // Private pools, for CUDA graphs: a captured graph's replays write into the memory
+  // its capture was given, so that memory must never be handed to anyone else while
+  // the graph lives. retain_pool/release_pool count a pool's owners (graphs); while
+  // `stream` captures into a retained pool (begin_capture ... end_capture), requests on
+  // that stream are served from the pool's own segments, and blocks freed into the
+  // pool serve only requests routed to it. While any capture is underway, stream
+  // events are neither recorded nor queried and nothing is given back to the device
+  // (those CUDA calls are illegal during capture): frees that need events wait until
+  // the last capture ends, and an exhausted device raises OutOfMemoryError at once.
+  // When a pool's last owner releases it, its free segments go back to the device,
+  // and the rest as their blocks are freed.
+  void retain_pool(PoolId pool);
+  void release_pool(PoolId pool);
+  void begin_capture(StreamId stream, PoolId pool);
+  void end_capture(StreamId stream);
+  bool capture_underway() const;
 
  private:
   struct Impl;

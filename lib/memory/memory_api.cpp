@@ -1,6 +1,11 @@
 // The public memory functions of ember/memory.h and ember/cuda.h: each finds the
 // device's caching allocator and asks it.
+#include <algorithm>
+#include <map>
+#include <mutex>
+
 #include "ember/cuda.h"
+#include "ember/error.h"
 #include "ember/memory.h"
 #include "memory/caching_allocator.h"
 
@@ -24,6 +29,8 @@ MemoryStats memory_stats(Device device) { return allocator_for(device).stats(); 
 void reset_peak_memory_stats(Device device) { allocator_for(device).reset_peak_stats(); }
 void empty_cache(Device device) { allocator_for(device).empty_cache(); }
 std::string memory_summary(Device device) { return allocator_for(device).summary(); }
+void reset_accumulated_memory_stats(Device device) { allocator_for(device).reset_accumulated_stats(); }
+std::vector<MemorySegment> memory_snapshot(Device device) { return allocator_for(device).snapshot(); }
 
 }  // namespace ember
 
@@ -39,6 +46,40 @@ std::string memory_summary(int device) { return memory::cuda_allocator(device).s
 
 void empty_cache() {
   for (int d = 0; d < device_count(); ++d) memory::cuda_allocator(d).empty_cache();
+}
+
+void reset_accumulated_memory_stats(int device) {
+  memory::cuda_allocator(device).reset_accumulated_stats();
+}
+
+namespace {
+// The fraction each device was given (1: the whole GPU); the allocator holds the cap.
+std::mutex fraction_mutex;
+std::map<int, double>& memory_fractions() {
+  static auto* fractions = new std::map<int, double>();
+  return *fractions;
+}
+}  // namespace
+
+void set_per_process_memory_fraction(double fraction, int device) {
+  EMBER_CHECK_VALUE(fraction >= 0.0 && fraction <= 1.0, "set_per_process_memory_fraction: invalid "
+                    "fraction ", fraction, "; it must lie in [0, 1]");
+  memory::CachingAllocator& allocator = memory::cuda_allocator(device);
+  const int d = device >= 0 ? device : current_device();
+  const int64_t total = mem_get_info(d).second;
+  std::lock_guard<std::mutex> lock(fraction_mutex);
+  // A cap of 0 bytes would read as "no cap": fraction 0 allows one byte, i.e. nothing.
+  const size_t cap = fraction >= 1.0 ? 0 : std::max<size_t>(1, static_cast<size_t>(fraction * static_cast<double>(total)));
+  allocator.set_reserve_limit(cap);
+  memory_fractions()[d] = fraction;
+}
+
+double get_per_process_memory_fraction(int device) {
+  memory::cuda_allocator(device);  // checks the index (and that there is a GPU)
+  const int d = device >= 0 ? device : current_device();
+  std::lock_guard<std::mutex> lock(fraction_mutex);
+  auto it = memory_fractions().find(d);
+  return it == memory_fractions().end() ? 1.0 : it->second;
 }
 
 }  // namespace ember::cuda

@@ -20,8 +20,18 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         allow_unused=None, materialize_grads=False):
-    """The gradients of outputs with respect to inputs, as a tuple (torch.autograd.grad)."""
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """The gradients of outputs with respect to inputs, as a tuple (torch.autograd.grad).
+
+    only_inputs is accepted and ignored, as PyTorch ignores it (deprecated there).
+    is_grads_batched=True needs vmap, which ember does not have: NotImplementedError."""
+    del only_inputs
+    if is_grads_batched:
+        raise NotImplementedError("ember.autograd.grad: is_grads_batched=True needs vmap, which ember "
+                                  "does not have; call grad once per row of grad_outputs")
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
+                         "but got: allow_unused=False.")
     single = isinstance(inputs, _C.Tensor)
     result = _C._grad(_tensors(outputs), _tensors(inputs), _tensors(grad_outputs), retain_graph,
                       create_graph, bool(allow_unused) or materialize_grads)

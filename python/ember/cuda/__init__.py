@@ -184,6 +184,62 @@ def memory_summary(device=None, abbreviated=False):
     return _cuda.memory_summary(_index(device))
 
 
+def reset_accumulated_memory_stats(device=None):
+    """Zeroes the allocator's counters that only grow (allocations, frees, cudaMalloc
+    calls, cache hits, OOMs); current amounts and peaks stay."""
+    _cuda.reset_accumulated_memory_stats(_index(device))
+
+
+def set_per_process_memory_fraction(fraction, device=None):
+    """Lets the caching allocator of `device` reserve at most fraction * the GPU's memory;
+    past it a request raises OutOfMemoryError as if the GPU were full."""
+    if not isinstance(fraction, float):
+        raise TypeError("Invalid type for fraction argument, must be `float`")
+    if fraction < 0 or fraction > 1:
+        raise ValueError(f"Invalid fraction value: {fraction}. Allowed range: 0~1")
+    _cuda.set_per_process_memory_fraction(fraction, _index(device))
+
+
+def get_per_process_memory_fraction(device=None):
+    """The fraction set by set_per_process_memory_fraction (1.0 until set)."""
+    return _cuda.get_per_process_memory_fraction(_index(device))
+
+
+def memory_snapshot():
+    """Every segment the CUDA caching allocators hold, on every device, as
+    torch.cuda.memory_snapshot() lists them: dicts with device, address, total_size,
+    allocated_size, active_size, requested_size, stream, segment_type ("small"/"large"),
+    segment_pool_id and blocks (address, size, requested_size, state)."""
+    return [seg for d in range(device_count()) for seg in _C.memory_snapshot(_C.device("cuda", d))]
+
+
+def get_arch_list():
+    """The GPU architectures ember's kernels were compiled for ("sm_90"; "compute_90" for
+    PTX); [] when no GPU is available."""
+    return _cuda.get_arch_list()
+
+
+def can_device_access_peer(device, peer_device):
+    """Whether `device` can access the memory of `peer_device` directly."""
+    device, peer_device = _index(device), _index(peer_device)
+    if device < 0 or device >= device_count():
+        raise AssertionError("Invalid device id")
+    if peer_device < 0 or peer_device >= device_count():
+        raise AssertionError("Invalid peer device id")
+    return _cuda.can_device_access_peer(device, peer_device)
+
+
+class ExternalStream(Stream):
+    """A CUDA stream made outside ember (by another library), from its cudaStream_t as an
+    int. ember neither creates nor destroys it: it must outlive its use here."""
+
+    def __init__(self, stream_ptr, device=None):
+        if not isinstance(stream_ptr, int) or isinstance(stream_ptr, bool):
+            raise TypeError(f"ExternalStream: stream_ptr must be an int (a cudaStream_t), got "
+                            f"{type(stream_ptr).__name__}")
+        super().__init__(stream_ptr=stream_ptr, device=device, _external=True)
+
+
 # PyTorch's older names, which it keeps with a FutureWarning.
 def memory_cached(device=None):
     warnings.warn("ember.cuda.memory_cached has been renamed to ember.cuda.memory_reserved",
@@ -238,7 +294,10 @@ __all__ = [
     "max_memory_reserved", "memory_allocated", "memory_reserved", "memory_stats", "memory_summary",
     "reset_peak_memory_stats", "set_device", "set_stream", "stream", "synchronize",
     "memory_cached", "max_memory_cached", "reset_max_memory_allocated", "reset_max_memory_cached",
-    "init", "is_initialized", "device_of",
+    "init", "is_initialized", "device_of", "reset_accumulated_memory_stats",
+    "set_per_process_memory_fraction", "get_per_process_memory_fraction", "memory_snapshot",
+    "get_arch_list", "can_device_access_peer", "ExternalStream",
+    "CUDAGraph", "graph", "graph_pool_handle", "make_graphed_callables", "is_current_stream_capturing",
 ]
 
 
@@ -307,6 +366,9 @@ globals().update(_CUDA_TYPES)
 
 # ---- names answered without C++ (ember/cuda/_extras.py) and the legacy CUDA storages ----
 from ._extras import *  # noqa: E402,F401,F403
+from . import graphs  # noqa: E402
+from .graphs import (CUDAGraph, graph, graph_pool_handle, is_current_stream_capturing,  # noqa: E402,F401
+                     make_graphed_callables)
 from .._storage import CUDA_LEGACY_CLASSES as _CUDA_STORAGES  # noqa: E402
 
 globals().update(_CUDA_STORAGES)  # ember.cuda.FloatStorage, ...

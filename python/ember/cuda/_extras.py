@@ -1,10 +1,9 @@
-"""torch.cuda names that ember can answer honestly: whether a stream is capturing a
-CUDA graph (never: ember has no graph capture), the allocator's counters as torch's
-nested dict, the error classes torch code catches, and the legacy CUDA storage
+"""torch.cuda names that ember can answer without C++ of their own: the allocator's
+counters as torch's nested dict, the error classes torch code catches, and the legacy CUDA storage
 classes (ember.cuda.FloatStorage, ...)."""
 from .. import _C
 
-__all__ = ["is_current_stream_capturing", "memory_stats_as_nested_dict", "AcceleratorError",
+__all__ = ["memory_stats_as_nested_dict", "AcceleratorError",
            "CudaError"]
 
 
@@ -22,12 +21,6 @@ class CudaError(RuntimeError):
         super().__init__(f"CUDA error ({self.code})")
 
 
-def is_current_stream_capturing():
-    """Whether the current CUDA stream is capturing a CUDA graph: always False, since
-    ember does not capture CUDA graphs."""
-    return False
-
-
 def _torch_named_stats(stats):
     """ember's allocator counters under torch's names (memory_stats' flat keys)."""
     return {
@@ -37,10 +30,10 @@ def _torch_named_stats(stats):
         "reserved_bytes.all.peak": stats["peak_reserved_bytes"],
         "allocation.all.allocated": stats["num_allocs"],
         "allocation.all.freed": stats["num_frees"],
-        "allocation.all.current": stats["num_allocs"] - stats["num_frees"],
+        "allocation.all.current": stats["active_allocs"],
         "segment.all.allocated": stats["num_raw_allocs"],
         "segment.all.freed": stats["num_raw_frees"],
-        "segment.all.current": stats["num_raw_allocs"] - stats["num_raw_frees"],
+        "segment.all.current": stats["segments"],
         "num_ooms": stats["num_ooms"],
     }
 
