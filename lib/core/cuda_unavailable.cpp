@@ -54,6 +54,7 @@ void Event::synchronize() const {}
 float Event::elapsed_time(const Event&) const { unavailable("Event.elapsed_time"); }
 
 std::vector<std::string> get_arch_list() { return {}; }
+void empty_cache() {}  // no device memory to give back
 bool can_device_access_peer(int, int) { unavailable("can_device_access_peer"); }
 
 MempoolId graph_pool_handle() { unavailable("graph_pool_handle"); }

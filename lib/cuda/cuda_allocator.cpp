@@ -1,10 +1,13 @@
 // The CUDA instantiations of the caching allocator (lib/memory/caching_allocator.h):
 // one per device over cudaMalloc, and one for page-locked host memory over
 // cudaHostAlloc. Both mark the end of a stream's use of a block with a cudaEvent.
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "cuda/blas/cublas_context.h"
 #include "cuda/cuda_allocator.h"
 #include "cuda/cuda_check.h"
 #include "ember/cuda.h"
@@ -33,6 +36,21 @@ EventId record_stream_event(int device, cudaStream_t stream) {
     throw;
   }
   return reinterpret_cast<EventId>(e);
+}
+
+// Records an existing event on a stream of its own device; false for another device's.
+bool rerecord_stream_event(EventId id, int device, cudaStream_t stream) {
+  auto* e = reinterpret_cast<StreamEvent*>(id);
+  if (e->device != device) return false;
+  cuda::DeviceGuard guard(device);
+  EMBER_CUDA_CHECK(cudaEventRecord(e->event, stream));
+  return true;
+}
+
+void synchronize_stream_event(EventId id) {
+  auto* e = reinterpret_cast<StreamEvent*>(id);
+  cuda::DeviceGuard guard(e->device);
+  EMBER_CUDA_CHECK(cudaEventSynchronize(e->event));
 }
 
 bool stream_event_done(EventId id) {
@@ -89,6 +107,10 @@ class CudaRawAllocator final : public RawAllocator {
     return record_stream_event(device_, reinterpret_cast<cudaStream_t>(stream));
   }
   bool event_done(EventId event) override { return stream_event_done(event); }
+  void synchronize_event(EventId event) override { synchronize_stream_event(event); }
+  bool rerecord_event(EventId event, StreamId stream) override {
+    return rerecord_stream_event(event, device_, reinterpret_cast<cudaStream_t>(stream));
+  }
   void release_event(EventId event) override { release_stream_event(event); }
   const char* device_name() const override { return name_.c_str(); }
 
@@ -125,9 +147,38 @@ class PinnedHostRawAllocator final : public RawAllocator {
     return record_stream_event(device, s);
   }
   bool event_done(EventId event) override { return stream_event_done(event); }
+  void synchronize_event(EventId event) override { synchronize_stream_event(event); }
+  bool rerecord_event(EventId event, StreamId stream) override {
+    if (stream <= kMaxDefaultStreamId)
+      return rerecord_stream_event(event, static_cast<int>(stream) - 1, nullptr);
+    auto s = reinterpret_cast<cudaStream_t>(stream);
+    int device = 0;
+    EMBER_CUDA_CHECK(cudaStreamGetDevice(s, &device));
+    return rerecord_stream_event(event, device, s);
+  }
   void release_event(EventId event) override { release_stream_event(event); }
   const char* device_name() const override { return "cpu:pinned"; }
 };
+
+// PyTorch's policy for device memory (mid-size requests share 20 MiB segments), tuned
+// by EMBER_CUDA_ALLOC_CONF, or else PyTorch's PYTORCH_CUDA_ALLOC_CONF / PYTORCH_ALLOC_CONF,
+// so a program's existing setting carries over. Options ember does not implement are
+// named on stderr once; a malformed setting raises at the first CUDA allocation.
+AllocatorSettings settings_from_environment() {
+  AllocatorSettings settings;
+  settings.large_segments = true;
+  for (const char* name : {"EMBER_CUDA_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF"}) {
+    const char* conf = std::getenv(name);
+    if (!conf) continue;
+    std::vector<std::string> ignored;
+    settings = parse_allocator_settings(conf, settings, &ignored);
+    for (const std::string& key : ignored)
+      std::fprintf(stderr, "ember: warning: %s option '%s' is not implemented by ember's CUDA "
+                   "allocator and has no effect\n", name, key.c_str());
+    break;
+  }
+  return settings;
+}
 
 }  // namespace
 
@@ -136,9 +187,12 @@ CachingAllocator& cuda_allocator(int device) {
   // Leaked on purpose, like the CPU allocator: tensors freed during static
   // destruction still return their memory here.
   static auto* allocators = [] {
+    AllocatorSettings settings = settings_from_environment();
     auto* v = new std::vector<std::unique_ptr<CachingAllocator>>();
-    for (int i = 0; i < cuda::device_count(); ++i)
+    for (int i = 0; i < cuda::device_count(); ++i) {
       v->push_back(std::make_unique<CachingAllocator>(std::make_unique<CudaRawAllocator>(i)));
+      v->back()->configure(settings);
+    }
     return v;
   }();
   return *(*allocators)[d];
@@ -167,3 +221,13 @@ bool is_pinned_host_ptr(const void* ptr) {
 }
 
 }  // namespace ember::memory
+
+namespace ember::cuda {
+
+void empty_cache() {
+  if (device_count() == 0) return;
+  blas::release_workspaces();  // first, so their blocks are among what goes back
+  for (int d = 0; d < device_count(); ++d) memory::cuda_allocator(d).empty_cache();
+}
+
+}  // namespace ember::cuda

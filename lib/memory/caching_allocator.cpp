@@ -27,6 +27,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
+#include <iterator>
 #include <cstdio>
 #include <mutex>
 #include <set>
@@ -47,6 +49,7 @@ struct Block {
   bool small;       // which pool it returns to
   PoolId pool = 0;  // 0: the shared pools; otherwise a private pool (Note [Private pools])
   size_t requested = 0;  // bytes asked for, while allocated (memory_snapshot)
+  uint64_t freed_at = 0;  // the allocator's tick when last freed (garbage collection order)
   bool allocated = false;
   bool quick = false;     // waiting in a quick list
   int event_count = 0;    // outstanding events of a pending block
@@ -189,6 +192,8 @@ struct CachingAllocator::Impl {
   std::vector<std::pair<StreamId, PoolId>> captures;  // streams capturing now, and their pools
   std::vector<Block*> deferred;  // freed during a capture, events still to record
   size_t reserve_limit = 0;      // 0: none
+  AllocatorSettings settings;
+  uint64_t tick = 0;             // counts frees (Block::freed_at)
   BlockMap allocated{0, std::hash<void*>(), std::equal_to<void*>(), BlockMap::allocator_type(&nodes)};
   std::vector<Block*> spare_blocks;  // Block records reused by new_block
 
@@ -241,6 +246,24 @@ struct CachingAllocator::Impl {
     quick_bytes = 0;
   }
   std::vector<std::pair<EventId, Block*>> pending;  // one entry per outstanding event
+  // Completed events kept for reuse (RawAllocator::rerecord_event), bounded.
+  static constexpr size_t kMaxSpareEvents = 1024;
+  std::vector<EventId> spare_events;
+
+  EventId take_event(StreamId stream) {
+    while (!spare_events.empty()) {
+      EventId e = spare_events.back();
+      spare_events.pop_back();
+      if (raw->rerecord_event(e, stream)) return e;
+      raw->release_event(e);
+    }
+    return raw->record_event(stream);
+  }
+
+  void give_back_event(EventId e) {
+    if (spare_events.size() < kMaxSpareEvents) spare_events.push_back(e);
+    else raw->release_event(e);
+  }
   MemoryStats stats;
 
   Impl(std::unique_ptr<RawAllocator> r, bool quick) : raw(std::move(r)), use_quick(quick) {
@@ -300,30 +323,67 @@ struct CachingAllocator::Impl {
     if (Block* b = alloc_segment(pool, small, stream, size)) return b;
     // During a capture nothing can be waited for or given back (Note [Private pools]).
     if (!captures.empty()) throw_oom(nbytes);
-    // The device is full: reuse blocks whose streams have finished, else give the
-    // cache back to the device and try once more.
-    process_events();
+    // The device is full: wait for the streams that still use freed blocks, reuse
+    // those blocks, else give the cache back to the device and try once more.
+    synchronize_pending();
     if (Block* b = take_free(pool, small, stream, size)) return b;
     release_cached_segments();
     if (Block* b = alloc_segment(pool, small, stream, size)) return b;
     throw_oom(nbytes);
   }
 
-  // Best fit: the smallest free block of this stream that holds `size` bytes.
+  // Best fit: the smallest free block of this stream that holds `size` bytes. Under
+  // max_split_size, a block that large serves only a request of nearly its size (the
+  // larger blocks after it in the set are larger still, so the search stops there).
   Block* take_free(PoolId pool_id, bool small, StreamId stream, size_t size) {
     Pool& pool = pool_of(pool_id, small);
     auto it = pool.lower_bound(BlockKey{stream, size, 0});
     if (it == pool.end() || (*it)->stream != stream) return nullptr;
     Block* b = *it;
+    const size_t max_split = settings.max_split_size;
+    if (size < max_split && b->size >= max_split) return nullptr;
+    if (size >= max_split && b->size >= size + kLargeSegment) return nullptr;
     pool.erase(it);
     stats.num_cache_hits++;
     return b;
   }
 
+  size_t segment_size(bool small, size_t size) const {
+    if (small) return kSmallSegment;
+    if (settings.large_segments && size < kMinLargeAlloc) return kLargeSegment;
+    return round_up(size, kLargeRound);
+  }
+
+  bool over_limit(size_t seg_size) const {
+    return reserve_limit != 0 && static_cast<size_t>(stats.reserved_bytes) + seg_size > reserve_limit;
+  }
+
+  // With a reserve limit and a garbage_collection_threshold: before the reservation
+  // grows past threshold * limit, whole free segments of the shared pools go back to
+  // the device, least recently freed first, until the new segment fits under it.
+  void collect_garbage(size_t seg_size) {
+    const double threshold = settings.garbage_collection_threshold;
+    if (reserve_limit == 0 || threshold <= 0.0 || !captures.empty()) return;
+    const auto target = static_cast<size_t>(threshold * static_cast<double>(reserve_limit));
+    if (static_cast<size_t>(stats.reserved_bytes) + seg_size <= target) return;
+    flush_quick();
+    std::vector<Block*> whole;
+    for (Pool* pool : {&small_pool, &large_pool})
+      for (Block* b : *pool)
+        if (b->is_whole_segment()) whole.push_back(b);
+    std::sort(whole.begin(), whole.end(),
+              [](const Block* a, const Block* b) { return a->freed_at < b->freed_at; });
+    for (Block* b : whole) {
+      if (static_cast<size_t>(stats.reserved_bytes) + seg_size <= target) break;
+      pool_of(b).erase(b);
+      release_segment(b);
+    }
+  }
+
   Block* alloc_segment(PoolId pool, bool small, StreamId stream, size_t size) {
-    size_t seg_size = small ? kSmallSegment : round_up(size, kLargeRound);
-    if (reserve_limit != 0 && static_cast<size_t>(stats.reserved_bytes) + seg_size > reserve_limit)
-      return nullptr;
+    size_t seg_size = segment_size(small, size);
+    collect_garbage(seg_size);
+    if (over_limit(seg_size)) return nullptr;
     void* p = raw->raw_alloc(seg_size);
     if (!p) return nullptr;
     stats.num_raw_allocs++;
@@ -352,10 +412,12 @@ struct CachingAllocator::Impl {
   }
 
   // Small blocks split down to the minimum; large ones only when the rest is itself a
-  // large request, so large segments are not cut into slivers no large request fits.
+  // large request, so large segments are not cut into slivers no large request fits,
+  // and (max_split_size) not for requests that large.
   Block* split(Block* b, size_t size) {
     size_t rest = b->size - size;
-    bool worth_it = b->small ? rest >= kMinBlockSize : rest > kSmallSize;
+    bool worth_it = b->small ? rest >= kMinBlockSize
+                             : rest > kSmallSize && size < settings.max_split_size;
     if (!worth_it) return b;
     Block* r = new_block(b->ptr + size, rest, b->stream, b->small, b->pool);
     r->prev = b;
@@ -415,7 +477,7 @@ struct CachingAllocator::Impl {
   // Other streams may still read or write the block: reuse waits for their events.
   void record_use_events(Block* b) {
     for (StreamId s : b->stream_uses) {
-      pending.emplace_back(raw->record_event(s), b);
+      pending.emplace_back(take_event(s), b);
       b->event_count++;
     }
     b->stream_uses.clear();
@@ -424,6 +486,7 @@ struct CachingAllocator::Impl {
   // Returns a block to its pool, merged with its free neighbours. A whole segment of a
   // released private pool goes back to the device instead.
   void free_block(Block* b) {
+    b->freed_at = ++tick;
     merge(b, b->prev);
     merge(b, b->next);
     if (b->pool != 0 && b->is_whole_segment() && private_pools.at(b->pool)->owners == 0 &&
@@ -451,6 +514,12 @@ struct CachingAllocator::Impl {
     delete_block(src);
   }
 
+  // Waits for every pending block's events, then frees those blocks.
+  void synchronize_pending() {
+    for (auto& [event, block] : pending) raw->synchronize_event(event);
+    process_events();
+  }
+
   // Moves blocks whose events have all completed to the free pools.
   void process_events() {
     size_t kept = 0;
@@ -459,7 +528,7 @@ struct CachingAllocator::Impl {
         pending[kept++] = {event, block};
         continue;
       }
-      raw->release_event(event);
+      give_back_event(event);
       if (--block->event_count == 0) free_block(block);
     }
     pending.resize(kept);
@@ -604,6 +673,7 @@ struct CachingAllocator::Impl {
 
   void release_everything() {
     for (auto& [event, block] : pending) raw->release_event(event);
+    for (EventId e : spare_events) raw->release_event(e);
     for (Block* head : segment_heads()) {
       raw->raw_free(head->ptr);
       for (Block* b = head; b;) delete std::exchange(b, b->next);
@@ -665,7 +735,7 @@ bool CachingAllocator::owns(void* ptr) const {
 void CachingAllocator::empty_cache() {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   if (!impl_->captures.empty()) return;  // nothing can be given back during a capture
-  impl_->process_events();
+  impl_->synchronize_pending();
   impl_->release_cached_segments();
 }
 
@@ -695,6 +765,22 @@ std::string CachingAllocator::summary() const {
 std::vector<MemorySegment> CachingAllocator::snapshot() const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   return impl_->snapshot();
+}
+
+void CachingAllocator::configure(const AllocatorSettings& settings) {
+  EMBER_CHECK_VALUE(settings.max_split_size > kSmallSize, "CachingAllocator: max_split_size must be "
+                    "more than 1 MiB, got ", settings.max_split_size, " bytes");
+  EMBER_CHECK_VALUE(settings.garbage_collection_threshold >= 0.0 &&
+                        settings.garbage_collection_threshold < 1.0,
+                    "CachingAllocator: garbage_collection_threshold must lie in [0, 1), got ",
+                    settings.garbage_collection_threshold);
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->settings = settings;
+}
+
+AllocatorSettings CachingAllocator::settings() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->settings;
 }
 
 void CachingAllocator::set_reserve_limit(size_t bytes) {
@@ -730,6 +816,66 @@ void CachingAllocator::end_capture(StreamId stream) {
 bool CachingAllocator::capture_underway() const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   return !impl_->captures.empty();
+}
+
+}  // namespace ember::memory
+
+namespace ember::memory {
+
+namespace {
+
+std::string trim(const std::string& s) {
+  size_t a = s.find_first_not_of(" \t"), b = s.find_last_not_of(" \t");
+  return a == std::string::npos ? "" : s.substr(a, b - a + 1);
+}
+
+double parse_number(const std::string& key, const std::string& value) {
+  char* end = nullptr;
+  double v = std::strtod(value.c_str(), &end);
+  EMBER_CHECK_VALUE(!value.empty() && end == value.c_str() + value.size(), "allocator settings: ",
+                    key, " expects a number, got '", value, "'");
+  return v;
+}
+
+}  // namespace
+
+AllocatorSettings parse_allocator_settings(const std::string& conf, AllocatorSettings base,
+                                           std::vector<std::string>* ignored) {
+  // PyTorch options that ember's allocator does not implement: accepted, reported.
+  static const char* const kNotImplemented[] = {
+      "expandable_segments", "roundup_power2_divisions", "pinned_use_cuda_host_register",
+      "pinned_num_register_threads", "release_lock_on_cudamalloc", "backend",
+      "pinned_use_background_threads", "per_process_memory_fraction", "graph_capture_record_stream_reuse"};
+  size_t start = 0;
+  while (start <= conf.size()) {
+    size_t end = conf.find(',', start);
+    if (end == std::string::npos) end = conf.size();
+    std::string item = trim(conf.substr(start, end - start));
+    start = end + 1;
+    if (item.empty()) continue;
+    size_t colon = item.find(':');
+    EMBER_CHECK_VALUE(colon != std::string::npos, "allocator settings: expected key:value, got '",
+                      item, "'");
+    std::string key = trim(item.substr(0, colon)), value = trim(item.substr(colon + 1));
+    if (key == "max_split_size_mb") {
+      double mb = parse_number(key, value);
+      EMBER_CHECK_VALUE(mb > 1.0, "allocator settings: max_split_size_mb must be more than 1, got ", value);
+      base.max_split_size = mb >= static_cast<double>(SIZE_MAX >> 20)
+                                ? SIZE_MAX : static_cast<size_t>(mb * 1024.0 * 1024.0);
+    } else if (key == "garbage_collection_threshold") {
+      double t = parse_number(key, value);
+      EMBER_CHECK_VALUE(t > 0.0 && t < 1.0, "allocator settings: garbage_collection_threshold must "
+                        "lie in (0, 1), got ", value);
+      base.garbage_collection_threshold = t;
+    } else if (std::find(std::begin(kNotImplemented), std::end(kNotImplemented), key) !=
+               std::end(kNotImplemented)) {
+      if (ignored) ignored->push_back(key);
+    } else {
+      throw ValueError(detail::str("allocator settings: unrecognized option '", key,
+                                   "' (ember knows max_split_size_mb and garbage_collection_threshold)"));
+    }
+  }
+  return base;
 }
 
 }  // namespace ember::memory

@@ -7,7 +7,11 @@
 //  - requests of at most kSmallSize (1 MiB) are carved from kSmallSegment (2 MiB)
 //    segments in a small pool; larger ones come from a large pool, rounding the
 //    raw request up to kLargeRound (2 MiB); the pools are kept apart so small
-//    blocks do not fragment large segments;
+//    blocks do not fragment large segments; with large_segments (the CUDA
+//    allocators), requests under kMinLargeAlloc (10 MiB) share kLargeSegment
+//    (20 MiB) segments, so a few cudaMalloc calls serve many mid-size tensors;
+//  - max_split_size (PyTorch's max_split_size_mb): free blocks at least that large
+//    are not split for smaller requests, nor used for requests kLargeSegment smaller;
 //  - best fit: the smallest free block of the same stream that is large enough;
 //    a block that is much larger than needed is split, and freed neighbours in
 //    the same segment are merged back;
@@ -16,7 +20,12 @@
 //    streams at free time report completion;
 //  - when the raw allocator fails, cached free segments are released and the
 //    request retried; then OutOfMemoryError is raised with the statistics;
-//  - an optional cap on reserved bytes (set_reserve_limit) fails requests the same way;
+//  - an optional cap on reserved bytes (set_reserve_limit) fails requests the same way,
+//    and with a garbage_collection_threshold, cached segments are released, least
+//    recently freed first, before the reservation grows past threshold * cap;
+//  - the OOM retry and empty_cache() first wait for the events of pending blocks
+//    (record_stream), so those blocks are reclaimed too; completed events are kept
+//    and recorded again for the next frees (no event made and destroyed per free);
 //  - private pools (CUDA graphs, Note [Private pools] in the .cpp): while a stream
 //    captures into a pool, its requests are served from that pool's own segments.
 // Thread-safe (one mutex).
@@ -35,6 +44,20 @@ using StreamId = uintptr_t;  // 0: the default stream (and the only one on the C
 using EventId = uintptr_t;
 using PoolId = uint64_t;  // 0: the shared pools; any other: a private pool (CUDA graphs)
 
+// Tunables of a CachingAllocator (PyTorch's PYTORCH_CUDA_ALLOC_CONF options).
+struct AllocatorSettings {
+  bool large_segments = false;        // mid-size requests share 20 MiB segments
+  size_t max_split_size = SIZE_MAX;   // free blocks this large are not split (bytes)
+  double garbage_collection_threshold = 0.0;  // in (0, 1); acts only under a reserve limit
+};
+
+// Parses "max_split_size_mb:128,garbage_collection_threshold:0.6,expandable_segments:True"
+// (PyTorch's syntax) over `base`. Options ember implements are applied; PyTorch options
+// it does not implement are listed in `ignored` (the caller warns); anything else, or a
+// bad value, raises ValueError naming it.
+AllocatorSettings parse_allocator_settings(const std::string& conf, AllocatorSettings base,
+                                           std::vector<std::string>* ignored);
+
 class RawAllocator {
  public:
   virtual ~RawAllocator() = default;
@@ -45,6 +68,12 @@ class RawAllocator {
   // and release it. Devices without streams keep these defaults.
   virtual EventId record_event(StreamId) { return 0; }
   virtual bool event_done(EventId) { return true; }
+  // Blocks the host until the event has completed.
+  virtual void synchronize_event(EventId) {}
+  // Records a completed event again, on `stream`, instead of making a new one; false
+  // when this event cannot serve that stream (another device's): the caller then
+  // releases it and records a new one.
+  virtual bool rerecord_event(EventId, StreamId) { return false; }
   virtual void release_event(EventId) {}
   virtual const char* device_name() const = 0;  // "cpu", "cuda:0", for messages
 };
@@ -55,6 +84,8 @@ class CachingAllocator {
   static constexpr size_t kSmallSize = 1 << 20;
   static constexpr size_t kSmallSegment = 2 << 20;
   static constexpr size_t kLargeRound = 2 << 20;
+  static constexpr size_t kMinLargeAlloc = 10 << 20;
+  static constexpr size_t kLargeSegment = 20 << 20;
 
   // quick_lists: keep small blocks of the default stream, freed whole, in per-size
   // lists for the next request of the same size (bounded: at most 16 per size, 4 MiB
@@ -83,6 +114,9 @@ class CachingAllocator {
   std::string summary() const;
   // Every segment held from the device, with its blocks, in address order.
   std::vector<MemorySegment> snapshot() const;
+
+  void configure(const AllocatorSettings& settings);
+  AllocatorSettings settings() const;
 
   // A cap on reserved bytes (0: none). A request that would take the reservation past
   // it is treated as out of memory: the cache is released, then OutOfMemoryError.
@@ -125,6 +159,6 @@ constexpr StreamId kHostStream = ~StreamId(0);
 // Whether ptr is page-locked host memory (ember's or registered with CUDA otherwise).
 bool is_pinned_host_ptr(const void* ptr);
 // Storage deleter for memory from a CachingAllocator (ctx: the allocator).
-void free_to_allocator(void* ctx, void* data);
+void free_to_allocator(void* ctx, void* data) noexcept;
 
 }  // namespace ember::memory

@@ -1,6 +1,8 @@
 // The public memory functions of ember/memory.h and ember/cuda.h: each finds the
 // device's caching allocator and asks it.
 #include <algorithm>
+#include <cstdio>
+#include <exception>
 #include <map>
 #include <mutex>
 
@@ -11,7 +13,18 @@
 
 namespace ember::memory {
 
-void free_to_allocator(void* ctx, void* data) { static_cast<CachingAllocator*>(ctx)->free(data); }
+// A storage's deleter runs in a destructor, where an exception would end the process:
+// a failed free (a CUDA error recording the block's stream events, a context already
+// torn down at exit) is reported on stderr and the block stays with the allocator.
+void free_to_allocator(void* ctx, void* data) noexcept {
+  try {
+    static_cast<CachingAllocator*>(ctx)->free(data);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ember: warning: freeing memory at %p failed: %s\n", data, e.what());
+  } catch (...) {
+    std::fprintf(stderr, "ember: warning: freeing memory at %p failed\n", data);
+  }
+}
 
 }  // namespace ember::memory
 
@@ -44,9 +57,6 @@ int64_t max_memory_reserved(int device) { return memory_stats(device).peak_reser
 void reset_peak_memory_stats(int device) { memory::cuda_allocator(device).reset_peak_stats(); }
 std::string memory_summary(int device) { return memory::cuda_allocator(device).summary(); }
 
-void empty_cache() {
-  for (int d = 0; d < device_count(); ++d) memory::cuda_allocator(d).empty_cache();
-}
 
 void reset_accumulated_memory_stats(int device) {
   memory::cuda_allocator(device).reset_accumulated_stats();

@@ -2,6 +2,7 @@
 // (Note [cuBLAS handles] in cublas_context.h).
 #include "cuda/blas/cublas_context.h"
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -73,7 +74,18 @@ struct Handles {
   cublasLtHandle_t lt = nullptr;
   size_t workspace_size = 0;
   std::unordered_map<cudaStream_t, void*> workspaces;  // allocated on that stream
+  uint64_t generation = 0;  // workspaces older than workspace_generation are dropped
+
+  void free_workspaces() {
+    for (auto& [stream, ws] : workspaces) memory::cuda_allocator(device).free(ws);
+    workspaces.clear();
+  }
 };
+
+// Bumped by release_workspaces(): a thread's handles drop their workspaces at their
+// next use (another thread may be between looking its workspace up and using it, so
+// only the owner frees them).
+std::atomic<uint64_t> workspace_generation{0};
 
 // Handles of ended threads, by device. Never destroyed (Note [cuBLAS handles]).
 struct Pool {
@@ -102,6 +114,13 @@ struct Pool {
     std::lock_guard<std::mutex> lock(mutex);
     free[h->device].push_back(h);
   }
+
+  // The pooled handles are in no thread's use: their workspaces can go now.
+  void free_idle_workspaces() {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (auto& [device, list] : free)
+      for (Handles* h : list) h->free_workspaces();
+  }
 };
 
 Pool& pool() {
@@ -111,6 +130,10 @@ Pool& pool() {
 
 // This thread's handles, one per device, returned to the pool when the thread ends.
 struct ThreadHandles {
+  static ThreadHandles& mine() {
+    thread_local ThreadHandles handles;
+    return handles;
+  }
   std::vector<Handles*> by_device;
   ~ThreadHandles() {
     for (Handles* h : by_device)
@@ -128,6 +151,11 @@ std::string setup_failed(int device) {
 }
 
 void* workspace_for(Handles& h, cudaStream_t stream) {
+  const uint64_t generation = workspace_generation.load(std::memory_order_acquire);
+  if (h.generation != generation) {
+    h.free_workspaces();
+    h.generation = generation;
+  }
   auto it = h.workspaces.find(stream);
   if (it != h.workspaces.end()) return it->second;
   void* ws = memory::cuda_allocator(h.device).allocate(h.workspace_size,
@@ -139,8 +167,7 @@ void* workspace_for(Handles& h, cudaStream_t stream) {
 }  // namespace
 
 BlasContext blas_context(int device, cudaStream_t stream, bool with_lt) {
-  thread_local ThreadHandles handles;
-  Handles& h = handles.get(device);
+  Handles& h = ThreadHandles::mine().get(device);
   void* ws = workspace_for(h, stream);
   EMBER_CUBLAS(cublas_library(), cublasSetStream_v2, setup_failed(device), h.blas, stream);
   // After cublasSetStream, which resets the workspace to cuBLAS's own pool.
@@ -148,6 +175,16 @@ BlasContext blas_context(int device, cudaStream_t stream, bool with_lt) {
                h.workspace_size);
   if (with_lt && !h.lt) EMBER_CUBLAS(cublaslt_library(), cublasLtCreate, setup_failed(device), &h.lt);
   return {h.blas, h.lt, stream, ws, h.workspace_size};
+}
+
+void release_workspaces() {
+  workspace_generation.fetch_add(1, std::memory_order_acq_rel);
+  for (Handles* h : ThreadHandles::mine().by_device)
+    if (h) {
+      h->free_workspaces();
+      h->generation = workspace_generation.load(std::memory_order_acquire);
+    }
+  pool().free_idle_workspaces();
 }
 
 }  // namespace ember::cuda::blas

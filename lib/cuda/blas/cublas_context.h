@@ -11,8 +11,9 @@
 // resets the workspace, so the order matters): the workspace is allocated once per
 // (handle, stream) from the caching allocator on that stream and kept for the
 // process's life, so steady state makes no cudaMalloc and work on one stream never
-// shares scratch memory with work on another. The pool and the workspaces are never
-// freed: destroying handles at exit, after the CUDA context may be gone, would crash.
+// shares scratch memory with work on another. empty_cache() gives the workspaces back
+// (release_workspaces); the handles are never destroyed: destroying them at exit, after
+// the CUDA context may be gone, would crash.
 #pragma once
 #include <cublasLt.h>
 #include <cublas_v2.h>
@@ -41,6 +42,10 @@ struct BlasContext {
 // `device` must be current (a LaunchContext is alive). The cuBLASLt handle is
 // created only when `with_lt` (the plain cuBLAS paths never load cuBLASLt).
 BlasContext blas_context(int device, cudaStream_t stream, bool with_lt = false);
+
+// Frees the cuBLAS workspaces back to the caching allocator (torch.cuda.empty_cache does):
+// this thread's and idle handles' now, other threads' at their next cuBLAS call.
+void release_workspaces();
 
 // "CUBLAS_STATUS_NOT_SUPPORTED (the operation or its parameters are not supported)".
 const char* status_string(cublasStatus_t status);

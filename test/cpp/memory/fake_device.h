@@ -27,6 +27,8 @@ struct FakeDevice {
   std::map<EventId, StreamId> event_streams;
   EventId next_event = 1;
   int released_events = 0;
+  int synchronized_events = 0;
+  int rerecorded_events = 0;
 
   void complete_events() {
     for (auto& e : events) e.second = true;
@@ -66,6 +68,17 @@ class FakeRawAllocator final : public RawAllocator {
     return e;
   }
   bool event_done(EventId e) override { return dev_->events.at(e); }
+  void synchronize_event(EventId e) override {
+    dev_->events.at(e) = true;  // the host waited: the stream got there
+    dev_->synchronized_events++;
+  }
+  bool rerecord_event(EventId e, StreamId s) override {
+    if (!dev_->events.at(e)) std::abort();  // reusing an event still pending: an allocator bug
+    dev_->events[e] = false;
+    dev_->event_streams[e] = s;
+    dev_->rerecorded_events++;
+    return true;
+  }
   void release_event(EventId e) override {
     if (dev_->events.erase(e) != 1) std::abort();  // released twice
     dev_->released_events++;
