@@ -2,6 +2,7 @@
 // ember.cuda on it) and the Tensor methods cuda(), pin_memory(), is_pinned(),
 // record_stream().
 #include "bindings.h"
+#include "core/cuda_launch_blocking.h"
 
 namespace ember::python {
 
@@ -154,6 +155,9 @@ void bind_cuda(py::module_& m, TensorClass& cls) {
   c.def("get_per_process_memory_fraction", &cuda::get_per_process_memory_fraction,
         py::arg("device") = -1);
   c.def("get_arch_list", &cuda::get_arch_list);
+  // The synchronizing debug mode (lib/core/cuda_launch_blocking.h).
+  c.def("_set_launch_blocking", &cuda::set_launch_blocking, py::arg("on"));
+  c.def("_launch_blocking", &cuda::launch_blocking);
   c.def("can_device_access_peer", &cuda::can_device_access_peer, py::arg("device"),
         py::arg("peer"));
   bind_streams(c);

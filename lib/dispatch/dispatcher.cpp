@@ -1,7 +1,10 @@
 #include "dispatch/dispatcher.h"
+#include "core/cuda_launch_blocking.h"
 #include "dispatch/kernel_lookup.h"
 #include "dispatch/op_ids/core.h"
 #include "dispatch/op_schema.h"
+#include "ember/cuda.h"
+#include "ember/cuda_graph.h"
 #include "ember/inference_mode.h"
 
 namespace ember {
@@ -118,6 +121,10 @@ void dispatch_backend(OpCall& call) {
   if (preset) check_writable_outputs(call);
   if (__builtin_expect(schema_checks_enabled(), 0)) check_call_inputs(call);
   fn(call);
+  // The synchronizing debug mode: a device-side error is raised by the op that caused it.
+  if (__builtin_expect(cuda::launch_blocking(), 0) && call.device->is_cuda() &&
+      !cuda::detail::graph_capture_underway())
+    cuda::synchronize(call.device->index);
   if (__builtin_expect(schema_checks_enabled(), 0)) check_call_outputs(call);
   // Note [Versions]: every write into an existing tensor bumps its storage's version.
   if (preset)

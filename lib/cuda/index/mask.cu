@@ -6,6 +6,7 @@
 // coordinates written from the scan.
 #include <cub/cub.cuh>
 
+#include "cuda/device_error.h"
 #include "kernels/dtype_dispatch.h"
 #include "cuda/index/positions.cuh"
 #include "cuda/loops.cuh"
@@ -72,6 +73,8 @@ void nonzero_kernel(OpCall& c) {
   EMBER_CUDA_CHECK(cudaMemcpyAsync(&count, ps + numel - 1, sizeof count, cudaMemcpyDeviceToHost,
                                    ctx.stream));
   EMBER_CUDA_CHECK(cudaStreamSynchronize(ctx.stream));
+  // The host waited: an error an earlier kernel reported surfaces here, not later.
+  raise_device_error(static_cast<int>(self.device().index));
   Tensor out = empty(IntList{count, nd}, longs);
   if (count > 0 && nd > 0) {
     ShapeArg shape{static_cast<int>(nd), {}};

@@ -6,6 +6,7 @@
 // op), then write values, inverse and counts.
 #include <cub/cub.cuh>
 
+#include "cuda/device_error.h"
 #include "kernels/sort_key.h"
 #include "kernels/dtype_dispatch.h"
 #include "kernels/restride.h"
@@ -112,6 +113,8 @@ UniqueRows unique_rows(const Tensor& x, int64_t n, int64_t rest) {
   int64_t u = 0;
   EMBER_CUDA_CHECK(cudaMemcpyAsync(&u, rp + n - 1, sizeof u, cudaMemcpyDeviceToHost, ctx.stream));
   EMBER_CUDA_CHECK(cudaStreamSynchronize(ctx.stream));
+  // The host waited: an error an earlier kernel reported surfaces here, not later.
+  raise_device_error(static_cast<int>(x.device().index));
   UniqueRows out;
   out.inverse = empty(IntList{n}, longs);
   out.counts = empty(IntList{u}, longs);
