@@ -4,7 +4,7 @@ Module, Parameter, the containers, layers and losses are pure Python over
 ember's C++ ops (ember.nn.functional); ember.nn.init fills weights and
 ember.nn.utils clips gradients.
 """
-from . import functional, init, utils  # noqa: F401
+from . import attention, functional, init, utils  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter

@@ -7,7 +7,7 @@ RAdam, ASGD, Rprop and LBFGS compose ember tensor ops (add_, addcmul_, lerp_,
 dot, ...) in the order of torch.optim's single-tensor code, so they run wherever
 those ops do; they have no C++ front-end counterpart.
 """
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
@@ -22,4 +22,4 @@ from .rprop import Rprop
 from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
-           "NAdam", "RAdam", "ASGD", "Rprop", "LBFGS", "lr_scheduler"]
+           "NAdam", "RAdam", "ASGD", "Rprop", "LBFGS", "lr_scheduler", "swa_utils"]
