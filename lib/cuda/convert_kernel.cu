@@ -1,6 +1,8 @@
 // The strided converting copy (strided_kernels.h): dst[i] = convert(src[i]) between
 // any two dtypes, with the CPU's conversion rules (lib/kernels/dtype_dispatch.h: to bool
-// is != 0; float16 and bfloat16 convert through float, rounding to nearest even).
+// is != 0; float16 and bfloat16 convert through float, rounding to nearest even; float to
+// integer by lib/kernels/float_to_int.h, so NaN, +-inf and out-of-range values give the
+// CPU's bits rather than the device's saturating conversion).
 // One kernel per source dtype; the destination dtype is a switch inside it (the
 // same branch for every thread), which keeps nvcc's work to ten kernels.
 #include <cuda_bf16.h>
@@ -12,6 +14,7 @@
 #include "cuda/cuda_check.h"
 #include "cuda/strided_kernels.h"
 #include "ember/error.h"
+#include "kernels/float_to_int.h"
 
 namespace ember::cuda {
 
@@ -35,6 +38,8 @@ __device__ inline To convert(From v) {
     return __float2half_rn(static_cast<float>(v));
   } else if constexpr (std::is_same_v<To, __nv_bfloat16>) {
     return __float2bfloat16_rn(static_cast<float>(v));
+  } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
+    return float_to_int<To>(v);
   } else {
     return static_cast<To>(v);
   }

@@ -30,7 +30,7 @@ Tensor cross_entropy_target_grad(BackwardCtx& ctx, const CrossEntropyArgs& a) {
   const int64_t cdim = class_dim(x);
   const double positions = x.numel() == 0 ? 0.0 : double(x.numel()) / x.size(cdim);
   const Tensor scale = class_position_scale(ctx.grad(0), x, a.reduction,
-                                            scalar_tensor(positions, TensorOptions(x.dtype())));
+                                            scalar_tensor(positions, options_of(x)));
   return times_optional(scale * log_softmax(x, cdim), class_weight_view(ctx.input(2), x)) *
          -(1.0 - a.label_smoothing);
 }

@@ -160,7 +160,7 @@ CrossEntropyParts cross_entropy_parts(BackwardCtx& ctx, const CrossEntropyBackwa
   c.probs = c.t.is_floating_point();
   c.w_b = class_weight_view(ctx.input(3), c.x);
   const int64_t C = c.x.size(c.cdim);
-  const TensorOptions opts(c.x.dtype());
+  const TensorOptions opts = options_of(c.x);
   if (c.probs) {  // the mean is over positions
     const double positions = C == 0 ? 0.0 : double(c.x.numel()) / double(C);
     c.scale = class_position_scale(ctx.input(0), c.x, a.reduction, scalar_tensor(positions, opts));
@@ -208,7 +208,7 @@ EMBER_DERIVATIVE(embedding_backward, save_inputs({1}), {
   IntList one_column = ints(idx.sizes());
   one_column.push_back(1);
   // The count of each index (padding_idx's is 0), read back per position: [*, 1].
-  const Tensor counts = embedding_dense_backward(ones(one_column, TensorOptions(G.dtype())), idx,
+  const Tensor counts = embedding_dense_backward(ones(one_column, options_of(G)), idx,
                                                  a.num_weights, a.padding_idx);
   const Tensor count = embedding(idx, counts);
   return {where(gt(count, Scalar(0)), a.scale_grad_by_freq ? rows / clamp_min(count, Scalar(1)) : rows, Scalar(0)),

@@ -4,6 +4,7 @@
 #pragma once
 #include "ember/ops/elementwise.h"
 #include "ember/ops/views.h"
+#include "ember/options.h"
 #include "ember/tensor.h"
 
 namespace ember::autograd::nn_rows {
@@ -19,6 +20,10 @@ inline const char* reduction_name(int64_t reduction) {
 inline Tensor loss_scale(const Tensor& g, int64_t reduction, int64_t numel) {
   return reduction == kReductionMean ? g / Scalar(static_cast<double>(numel)) : g;
 }
+
+// The dtype and device of t, for the tensors a row makes itself: a factory without a
+// device makes a CPU tensor, which a CUDA input's op then refuses.
+inline TensorOptions options_of(const Tensor& t) { return TensorOptions(t.dtype()).device(t.device()); }
 
 // a * w, or a where the optional w (a weight, pos_weight) was left out.
 inline Tensor times_optional(const Tensor& a, const Tensor& w) { return w.defined() ? a * w : a; }
