@@ -232,3 +232,14 @@ def test_snapshot_stats_and_device_answers():
     ext = ember.cuda.ExternalStream(s.cuda_stream)
     assert ext == s and ext.device_index == s.device_index
     del keep
+
+
+@pytest.mark.parametrize("module", ["memory", "random", "streams", "graphs"])
+def test_submodule_paths_hold_torchs_names(module):
+    import importlib
+    ours = importlib.import_module(f"ember.cuda.{module}")
+    torch = pytest.importorskip("torch")
+    theirs = importlib.import_module(f"torch.cuda.{module}")
+    for name in getattr(ours, "__all__", []):
+        assert getattr(ours, name) is getattr(ember.cuda, name)
+        assert hasattr(theirs, name), name
