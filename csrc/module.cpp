@@ -8,6 +8,7 @@ void bind_linalg_lapack(py::module_& m);  // csrc/linalg_lapack.cpp
 namespace ember::python {
 void bind_storage(py::module_& m);  // storage_bindings.cpp (ember.UntypedStorage's helpers)
 void bind_special_functions(py::module_& m, TensorClass& cls);  // special_functions.cpp
+void bind_profiler(py::module_& m);  // profiler.cpp (ember.profiler's recording)
 }
 
 PYBIND11_MODULE(_C, m) {
@@ -44,5 +45,6 @@ PYBIND11_MODULE(_C, m) {
   bind_special_functions(m, cls);
   bind_tensor_api(m, cls);
   bind_storage(m);
+  bind_profiler(m);
   install_fast_calls(cls);  // last: it wraps bindings made above
 }

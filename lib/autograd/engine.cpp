@@ -11,6 +11,7 @@
 #include "autograd/grad_utils.h"
 #include "autograd/nodes.h"
 #include "dispatch/dispatcher.h"
+#include "dispatch/profiler_hook.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/views.h"
@@ -158,6 +159,10 @@ void run(GraphTask& task, const std::vector<Node*>& roots) {
     {
       NodeStreamGuard on_stream(stream);
       if (execute && any_grad) {
+        // The op profiler's range per node (ops its formula dispatches nest in it).
+        std::optional<profiler::RecordFunction> node_range;
+        if (__builtin_expect(profiler::detail::enabled(), 0))
+          node_range.emplace(node->name(), profiler::EventKind::BackwardNode);
         if (!is_anomaly_enabled()) {
           outputs = node->apply(std::move(grads));
         } else {

@@ -77,12 +77,32 @@ __global__ void strided_convert_kernel(void* dst, DType dst_dtype, const From* s
   }
 }
 
+// The same through the elementwise kernels' OffsetCalculator (strided_kernels.h).
+template <typename From>
+__global__ void convert_kernel(OffsetCalculator<2> calc, char* dst, DType dst_dtype, const char* src,
+                               uint32_t n) {
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    int64_t off[2];
+    calc.offsets(i, off);
+    store_as(dst_dtype, dst + off[0], 0, *reinterpret_cast<const From*>(src + off[1]));
+  }
+}
+
 template <typename From>
 void launch(void* dst, DType dst_dtype, const void* src, const StridedGeometry& g, int64_t n,
             void* stream) {
-  strided_convert_kernel<From><<<strided_blocks(n), kStridedThreads, 0,
-                                 static_cast<cudaStream_t>(stream)>>>(
-      dst, dst_dtype, static_cast<const From*>(src), g, n);
+  auto s = static_cast<cudaStream_t>(stream);
+  ElementwiseGeometry eg;
+  if (!as_elementwise(g, dst, itemsize(dst_dtype), src, sizeof(From), eg)) {
+    strided_convert_kernel<From><<<strided_blocks(n), kStridedThreads, 0, s>>>(
+        dst, dst_dtype, static_cast<const From*>(src), g, n);
+    return;
+  }
+  for_each_32bit_part(eg, [&](const ElementwiseGeometry& part) {
+    const auto count = static_cast<uint32_t>(part.numel());
+    convert_kernel<From><<<strided_blocks(count), kStridedThreads, 0, s>>>(
+        make_offset_calculator<2>(part), part.base[0], dst_dtype, part.base[1], count);
+  });
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // The strided copy and fill kernels (strided_kernels.h): one thread per element in a
-// grid-stride loop; the element's offsets come from dividing its linear index by
-// the sizes (strided_offsets). Simple rather than fast: the op kernels of issue 5
-// bring vectorized ones.
+// grid-stride loop. The element's byte offsets come from the elementwise kernels'
+// OffsetCalculator (32-bit index, division by multiplication); geometries with more
+// dims than it holds take the plain kernels (a 64-bit division per dim).
 #include <cuda_runtime.h>
 
 #include "cuda/cuda_check.h"
@@ -32,6 +32,24 @@ __global__ void strided_fill_kernel(T* dst, T value, StridedGeometry g, int64_t 
   }
 }
 
+template <typename T>
+__global__ void copy_kernel(OffsetCalculator<2> calc, char* dst, const char* src, uint32_t n) {
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    int64_t off[2];
+    calc.offsets(i, off);
+    *reinterpret_cast<T*>(dst + off[0]) = *reinterpret_cast<const T*>(src + off[1]);
+  }
+}
+
+template <typename T>
+__global__ void fill_kernel(OffsetCalculator<1> calc, char* dst, T value, uint32_t n) {
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    int64_t off[1];
+    calc.offsets(i, off);
+    *reinterpret_cast<T*>(dst + off[0]) = value;
+  }
+}
+
 // Calls f(T{}) with T the unsigned integer of `element_size` bytes.
 template <typename F>
 void with_element_type(size_t element_size, const F& f) {
@@ -49,10 +67,20 @@ void with_element_type(size_t element_size, const F& f) {
 void launch_strided_copy(void* dst, const void* src, size_t element_size,
                          const StridedGeometry& geometry, int64_t numel, void* stream) {
   if (numel == 0) return;
+  auto s = static_cast<cudaStream_t>(stream);
+  ElementwiseGeometry g;
   with_element_type(element_size, [&](auto zero) {
     using T = decltype(zero);
-    strided_copy_kernel<T><<<strided_blocks(numel), kStridedThreads, 0, static_cast<cudaStream_t>(stream)>>>(
-        static_cast<T*>(dst), static_cast<const T*>(src), geometry, numel);
+    if (!as_elementwise(geometry, dst, element_size, src, element_size, g)) {
+      strided_copy_kernel<T><<<strided_blocks(numel), kStridedThreads, 0, s>>>(
+          static_cast<T*>(dst), static_cast<const T*>(src), geometry, numel);
+      return;
+    }
+    for_each_32bit_part(g, [&](const ElementwiseGeometry& part) {
+      const auto n = static_cast<uint32_t>(part.numel());
+      copy_kernel<T><<<strided_blocks(n), kStridedThreads, 0, s>>>(make_offset_calculator<2>(part), part.base[0],
+                                                                    part.base[1], n);
+    });
   });
   EMBER_CUDA_CHECK(cudaGetLastError());
 }
@@ -60,11 +88,22 @@ void launch_strided_copy(void* dst, const void* src, size_t element_size,
 void launch_strided_fill(void* dst, uint64_t value_bits, size_t element_size,
                          const StridedGeometry& geometry, int64_t numel, void* stream) {
   if (numel == 0) return;
+  auto s = static_cast<cudaStream_t>(stream);
+  ElementwiseGeometry g;
   with_element_type(element_size, [&](auto zero) {
     using T = decltype(zero);
     // The low element_size bytes of value_bits hold the value (little-endian hosts).
-    strided_fill_kernel<T><<<strided_blocks(numel), kStridedThreads, 0, static_cast<cudaStream_t>(stream)>>>(
-        static_cast<T*>(dst), static_cast<T>(value_bits), geometry, numel);
+    const auto value = static_cast<T>(value_bits);
+    if (!as_elementwise(geometry, dst, element_size, nullptr, 0, g)) {
+      strided_fill_kernel<T><<<strided_blocks(numel), kStridedThreads, 0, s>>>(static_cast<T*>(dst), value,
+                                                                                geometry, numel);
+      return;
+    }
+    for_each_32bit_part(g, [&](const ElementwiseGeometry& part) {
+      const auto n = static_cast<uint32_t>(part.numel());
+      fill_kernel<T><<<strided_blocks(n), kStridedThreads, 0, s>>>(make_offset_calculator<1>(part), part.base[0],
+                                                                    value, n);
+    });
   });
   EMBER_CUDA_CHECK(cudaGetLastError());
 }

@@ -5,7 +5,9 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
+#include "cuda/offset_calculator.h"
 #include "ember/dtype.h"
 
 namespace ember::cuda {
@@ -30,6 +32,27 @@ void launch_strided_fill(void* dst, uint64_t value_bits, size_t element_size,
                          const StridedGeometry& geometry, int64_t numel, void* stream);
 void launch_strided_convert(void* dst, DType dst_dtype, const void* src, DType src_dtype,
                             const StridedGeometry& geometry, int64_t numel, void* stream);
+
+// g as the elementwise kernels describe a launch (byte strides; operand 0 the
+// destination, operand 1 the source unless src is null, as for a fill), so these
+// kernels share their OffsetCalculator: 32-bit indices and a division by
+// multiplication per dim, instead of a 64-bit division per dim and element. False
+// when g has more dims than an OffsetCalculator holds (the plain kernels take those).
+inline bool as_elementwise(const StridedGeometry& g, void* dst, size_t dst_element_size, const void* src,
+                           size_t src_element_size, ElementwiseGeometry& out) {
+  if (g.ndim > kMaxElementwiseDims) return false;
+  out = ElementwiseGeometry{};
+  for (int d = 0; d < g.ndim; ++d) {
+    out.sizes.push_back(g.sizes[d]);
+    SmallVector<int64_t, kInlineOperands> strides;
+    strides.push_back(g.dst_strides[d] * static_cast<int64_t>(dst_element_size));
+    if (src) strides.push_back(g.src_strides[d] * static_cast<int64_t>(src_element_size));
+    out.strides.push_back(std::move(strides));
+  }
+  out.base.push_back(static_cast<char*>(dst));
+  if (src) out.base.push_back(const_cast<char*>(static_cast<const char*>(src)));
+  return true;
+}
 
 #ifdef __CUDACC__
 // Shared by the .cu files: threads per block, blocks for n elements (a grid-stride

@@ -6,6 +6,7 @@ from .grad_mode import is_inference_mode_enabled  # noqa: F401
 from .grad_mode import is_multithreading_enabled, set_multithreading_enabled  # noqa: F401
 from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 from .gradcheck import gradcheck, gradgradcheck  # noqa: F401
+from . import profiler  # noqa: F401  (ember.autograd.profiler: the legacy profiler API)
 
 
 def _tensors(x):

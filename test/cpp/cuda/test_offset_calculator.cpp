@@ -7,6 +7,7 @@
 #include <random>
 
 #include "cuda/offset_calculator.h"
+#include "cuda/strided_kernels.h"
 #include "ember/ember.h"
 
 using namespace ember;
@@ -85,6 +86,54 @@ TEST_CASE("coalesced offsets match plain strided indexing", "[cuda][offsets]") {
     check_offsets(empty({}), empty({}));
     check_offsets(empty({1, 7, 1}), empty({7, 1}));
   }
+}
+
+TEST_CASE("strided copies and fills take the elementwise offsets", "[cuda][offsets]") {
+  // Random geometries in elements, with different element sizes for the two sides
+  // (a converting copy), against the plain per-dim division of the old kernels.
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 200; ++trial) {
+    StridedGeometry g;
+    g.ndim = static_cast<int>(rng() % 6);
+    int64_t numel = 1;
+    for (int d = 0; d < g.ndim; ++d) {
+      g.sizes[d] = 1 + static_cast<int64_t>(rng() % 5);
+      g.dst_strides[d] = static_cast<int64_t>(rng() % 40);
+      g.src_strides[d] = rng() % 4 == 0 ? 0 : static_cast<int64_t>(rng() % 40);  // broadcasts too
+      numel *= g.sizes[d];
+    }
+    const size_t dst_size = 1u << (rng() % 4), src_size = 1u << (rng() % 4);
+    for (bool fill : {false, true}) {
+      ElementwiseGeometry eg;
+      REQUIRE(as_elementwise(g, nullptr, dst_size, fill ? nullptr : reinterpret_cast<void*>(8), src_size, eg));
+      REQUIRE(eg.numel() == numel);
+      REQUIRE(eg.base.size() == (fill ? 1u : 2u));
+      auto calc2 = make_offset_calculator<2>(fill ? ElementwiseGeometry{} : eg);
+      auto calc1 = make_offset_calculator<1>(eg);
+      for (int64_t i = 0; i < numel; ++i) {
+        int64_t rest = i, d_expect = 0, s_expect = 0;
+        for (int d = g.ndim - 1; d >= 0; --d) {
+          d_expect += (rest % g.sizes[d]) * g.dst_strides[d];
+          s_expect += (rest % g.sizes[d]) * g.src_strides[d];
+          rest /= g.sizes[d];
+        }
+        if (fill) {
+          int64_t off[1];
+          calc1.offsets(static_cast<uint32_t>(i), off);
+          REQUIRE(off[0] == d_expect * static_cast<int64_t>(dst_size));
+        } else {
+          int64_t off[2];
+          calc2.offsets(static_cast<uint32_t>(i), off);
+          REQUIRE(off[0] == d_expect * static_cast<int64_t>(dst_size));
+          REQUIRE(off[1] == s_expect * static_cast<int64_t>(src_size));
+        }
+      }
+    }
+  }
+  StridedGeometry deep;
+  deep.ndim = kMaxElementwiseDims + 1;
+  ElementwiseGeometry eg;
+  CHECK_FALSE(as_elementwise(deep, nullptr, 4, nullptr, 4, eg));  // the plain kernels take it
 }
 
 TEST_CASE("for_each_32bit_part splits large geometries exactly", "[cuda][offsets]") {
