@@ -191,7 +191,11 @@ void bind_autograd(py::module_& m, TensorClass& cls) {
   cls.def_property("requires_grad", [](const Tensor& t) {
         const autograd::ViewInfo* view = autograd::view_info(t);
         return t.requires_grad() || (view && view->base.requires_grad());
-      }, [](Tensor& t, bool r) { t.requires_grad_(r); })
+      }, [](Tensor& t, py::handle r) {
+        // PyTorch's setter takes only a bool, and says so with a RuntimeError.
+        if (!PyBool_Check(r.ptr())) throw Error("requires_grad must be a bool");
+        t.requires_grad_(r.ptr() == Py_True);
+      })
       .def("requires_grad_", [](py::object self, bool r) {
         tensor_ref(self).requires_grad_(r);
         return self;
@@ -208,7 +212,13 @@ void bind_autograd(py::module_& m, TensorClass& cls) {
           throw py::error_already_set();
         return tensor_or_none(t.grad());
       },
-                    [](Tensor& t, py::object g) { t.set_grad(g.is_none() ? Tensor() : g.cast<Tensor>()); })
+                    [](Tensor& t, py::object g) {
+                      if (!g.is_none() && !is_tensor(g))
+                        throw TypeError(detail::str(
+                            "assigned grad expected to be a Tensor or None but got grad of type ",
+                            std::string(py::str(py::type::handle_of(g).attr("__name__")))));
+                      t.set_grad(g.is_none() ? Tensor() : g.cast<Tensor>());
+                    })
       .def_property_readonly("grad_fn", [](const Tensor& t) { return node_object(t.grad_fn()); })
       .def_property_readonly("is_leaf", &Tensor::is_leaf)
       .def("is_inference", &Tensor::is_inference)
@@ -219,6 +229,8 @@ void bind_autograd(py::module_& m, TensorClass& cls) {
                           bool create_graph, py::object inputs) {
         Tensor g = gradient.is_none() ? Tensor() : gradient.cast<Tensor>();
         TensorList in = tensors_or_none(inputs);
+        if (!inputs.is_none() && in.empty())
+          throw Error("`inputs` argument to `backward()` cannot be empty.");
         py::gil_scoped_release release;  // hooks of Python Functions re-acquire it
         t.backward(g, retain_graph, create_graph, in);
       }, py::arg("gradient") = py::none(), py::arg("retain_graph") = py::none(),

@@ -4,6 +4,8 @@
 // The operators are the hot path of small-tensor code (`a + b` in a loop), so each
 // is one typed overload (Tensor, TensorArg) with no keyword parsing; py::is_operator
 // makes an unsupported operand type return NotImplemented, as Python expects.
+#include <cstring>
+
 #include "bindings.h"
 #include "ember/ops/elementwise_special.h"
 
@@ -56,17 +58,43 @@ void def_unary(py::module_& m, TensorClass& cls, const char* name, Fn1 f, Fn1_ f
 using Fn2 = Tensor (*)(const Tensor&, const Tensor&);
 using Fn2_ = Tensor& (*)(Tensor&, const Tensor&);
 
+// The ops whose PyTorch signature takes (Tensor input, Tensor other): a Python number
+// in either place is a TypeError there (torch.maximum(x, 1)), not a wrapped scalar.
+bool takes_tensors_only(const char* name) {
+  static const char* const names[] = {"maximum", "minimum", "atan2", "arctan2",
+                                      "logical_and", "logical_or", "logical_xor"};
+  for (const char* n : names)
+    if (std::strcmp(n, name) == 0) return true;
+  return false;
+}
+
+void check_tensor_operand(const Tensor& t, const char* op, const char* arg, int position) {
+  if (t.impl()->is_wrapped_number)
+    throw TypeError(detail::str(op, "(): argument '", arg, "' (position ", position,
+                                ") must be Tensor, not a number"));
+}
+
 // ember.name(input, other), x.name(other), x.name_(other) for a binary op.
 void def_binary(py::module_& m, TensorClass& cls, const char* name, Fn2 f, Fn2_ f_) {
-  m.def(name, [f, name](const TensorArg& a, const TensorArg& b) {
+  bool tensors_only = takes_tensors_only(name);
+  m.def(name, [f, name, tensors_only](const TensorArg& a, const TensorArg& b) {
     check_one_tensor(a, b, name);
+    if (tensors_only) {
+      check_tensor_operand(a, name, "input", 1);
+      check_tensor_operand(b, name, "other", 2);
+    }
     return f(a, b);
   }, py::arg("input"), py::arg("other"));
-  cls.def(name, [f](const Tensor& a, const TensorArg& b) { return f(a, b); }, py::arg("other"));
+  cls.def(name, [f, name, tensors_only](const Tensor& a, const TensorArg& b) {
+    if (tensors_only) check_tensor_operand(b, name, "other", 1);
+    return f(a, b);
+  }, py::arg("other"));
   if (f_) {
     std::string in_place = std::string(name) + "_";
-    cls.def(in_place.c_str(), inplace([f_](Tensor& t, const TensorArg& b) { f_(t, b); }),
-            py::arg("other"));
+    cls.def(in_place.c_str(), inplace([f_, name, tensors_only](Tensor& t, const TensorArg& b) {
+      if (tensors_only) check_tensor_operand(b, name, "other", 1);
+      f_(t, b);
+    }), py::arg("other"));
   }
 }
 
@@ -363,7 +391,13 @@ void bind_operators(TensorClass& cls) {
   cls.def("__neg__", [](T a) { return neg(a); });
   cls.def("__pos__", [](T a) { return a; });
   cls.def("__abs__", [](T a) { return abs(a); });
-  cls.def("__invert__", [](T a) { return bitwise_not(a); });
+  // PyTorch's ~ checks the dtype in Python before the op: TypeError for a float tensor,
+  // where bitwise_not(x) itself raises NotImplementedError.
+  cls.def("__invert__", [](T a) {
+    if (a.is_floating_point())
+      throw TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors");
+    return bitwise_not(a);
+  });
 }
 
 // The special functions (ember/ops/elementwise_special.h); acos ... i0 are structured

@@ -22,6 +22,10 @@ void bind_errors(py::module_& m) {
       PyErr_SetString(PyExc_AssertionError, e.what());
     } catch (const Error& e) {
       PyErr_SetString(PyExc_RuntimeError, e.what());
+    } catch (const py::cast_error& e) {
+      // An argument pybind11 could not convert (a str where a dtype or an int was
+      // expected): torch's argument parser raises TypeError for the same call.
+      PyErr_SetString(PyExc_TypeError, e.what());
     }
   });
 }

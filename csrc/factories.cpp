@@ -15,8 +15,22 @@ TensorOptions options_from(const py::kwargs& kw, const char* op) {
       if (!v.is_none()) o = o.device(device_from(v));
     } else if (key == "requires_grad") {
       o = o.requires_grad(v.cast<bool>());
-    } else if (key == "layout" || key == "pin_memory" || key == "out" ||
-               key == "memory_format") {
+    } else if (key == "layout" || key == "memory_format") {
+      // ember.strided (the only layout) and the row-major formats are what every factory
+      // makes; another ember layout object is unsupported; anything else is the wrong type.
+      if (v.is_none()) continue;
+      py::module_ ember_module = py::module_::import("ember");
+      const char* kind = key == "layout" ? "layout" : "memory_format";
+      if (!py::isinstance(v, ember_module.attr(kind)))
+        throw TypeError(detail::str(op, "(): argument '", key, "' must be ember.", kind, ", not ",
+                                    std::string(py::str(py::type::handle_of(v).attr("__name__")))));
+      const bool dense = key == "layout" ? v.is(ember_module.attr("strided"))
+                                         : v.is(ember_module.attr("contiguous_format")) ||
+                                               v.is(ember_module.attr("preserve_format"));
+      if (!dense)
+        throw NotImplementedError(detail::str(op, ": argument '", key, "' = ", std::string(py::str(v)),
+                                              " is not supported"));
+    } else if (key == "pin_memory" || key == "out") {
       if (!v.is_none() && !(key == "pin_memory" && !v.cast<bool>()))
         throw NotImplementedError(detail::str(op, ": argument '", key, "' is not supported"));
     } else {

@@ -12,6 +12,13 @@ namespace ember::python {
 namespace {
 
 [[noreturn]] void invalid_index(py::handle obj) {
+  // PyTorch reads a str (or bytes) index as a sequence to make an index tensor from, and
+  // fails there with a TypeError on its data type; other bad index objects are IndexErrors.
+  if (PyUnicode_Check(obj.ptr()) || PyBytes_Check(obj.ptr()))
+    throw TypeError(detail::str("invalid data type '",
+                                std::string(py::str(py::type::handle_of(obj).attr("__name__"))),
+                                "' for an index: only integers, slices (`:`), ellipsis (`...`), None, "
+                                "bools and integer or boolean tensors are valid indices"));
   throw IndexError(detail::str("only integers, slices (`:`), ellipsis (`...`), None, bools and "
                                "integer or boolean tensors are valid indices (got ",
                                std::string(py::str(py::type::handle_of(obj).attr("__name__"))), ")"));
@@ -121,6 +128,13 @@ TensorIndex to_index(py::handle obj) {
     return to_index(v);
   }
   if (PyList_Check(o) || PyTuple_Check(o)) return TensorIndex(sequence_to_tensor(obj, false));
+  // x[range(n), y] (a common way to pick one entry per row): torch reads a range as the
+  // sequence of its integers.
+  if (PyRange_Check(o)) {
+    py::object items = py::reinterpret_steal<py::object>(PySequence_List(o));
+    if (!items) throw py::error_already_set();
+    return TensorIndex(sequence_to_tensor(items, false));
+  }
   if (PyIndex_Check(o) && !PyFloat_Check(o)) {
     py::object i = py::reinterpret_steal<py::object>(PyNumber_Index(o));
     if (!i) throw py::error_already_set();

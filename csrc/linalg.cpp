@@ -6,6 +6,8 @@
 
 namespace ember::python {
 
+void check_adaptive_input_dims(const Tensor& x, const py::handle& output_size);  // nn_extra.cpp
+
 namespace {
 
 std::string type_name(const py::handle& v) {
@@ -155,6 +157,7 @@ void bind_pool(py::module_& m) {
      py::arg("padding") = 0, py::arg("ceil_mode") = false, py::arg("count_include_pad") = true,
      py::arg("divisor_override") = py::none());
   m.def("adaptive_avg_pool2d", [](const Tensor& x, const py::object& output_size) {
+    check_adaptive_input_dims(x, output_size);
     return adaptive_avg_pool2d(x, output_size_arg(output_size));
   }, py::arg("input"), py::arg("output_size"));
 }

@@ -113,6 +113,19 @@ void bind_resample(py::module_& m) {
                           const std::string& mode, std::optional<bool> align_corners,
                           std::optional<bool> recompute_scale_factor, bool antialias) {
     if (antialias) throw NotImplementedError("interpolate: antialias=True is not supported");
+    // A sequence (even of length 1) gives one entry per spatial dim, as in torch: only a
+    // bare number is broadcast to all of them.
+    for (const py::object* arg : {&size, &scale_factor}) {
+      if (!py::isinstance<py::sequence>(*arg) || py::isinstance<py::str>(*arg)) continue;
+      const int64_t n = static_cast<int64_t>(py::len(*arg));
+      if (input.dim() >= 2 && n != input.dim() - 2)
+        throw ValueError(detail::str("interpolate: input and ", arg == &size ? "output size" : "scale_factor",
+                                     " must have the same number of spatial dimensions, but got input "
+                                     "with spatial dimensions of ",
+                                     shape_str(DimVector(input.sizes().begin() + 2, input.sizes().end())),
+                                     " and ", arg == &size ? "output size" : "scale_factor", " of ",
+                                     std::string(py::str(*arg)), "."));
+    }
     return interpolate(input, ints_or_none(size), doubles_or_none(scale_factor), mode, align_corners,
                        recompute_scale_factor);
   }, py::arg("input"), py::arg("size") = py::none(), py::arg("scale_factor") = py::none(),

@@ -8,6 +8,16 @@
 
 namespace ember::python {
 
+// torch.nn.functional's adaptive 2-d poolings fill a tuple output_size's Nones from the
+// input's trailing sizes first, and raise ValueError when the input has too few dims for
+// that (an int output_size goes straight to the op, which raises RuntimeError).
+// Shared with adaptive_avg_pool2d's binding (linalg.cpp).
+void check_adaptive_input_dims(const Tensor& x, const py::handle& output_size) {
+  if (!py::isinstance<py::sequence>(output_size) || py::isinstance<py::str>(output_size)) return;
+  const int64_t n = static_cast<int64_t>(py::len(output_size));
+  if (x.dim() <= n) throw ValueError(detail::str("Input dimension should be at least ", n + 1));
+}
+
 namespace {
 
 namespace F = ember::nn::functional;
@@ -229,6 +239,7 @@ void bind_extra_pooling(py::module_& m) {
     return with_indices(F::adaptive_max_pool1d_with_indices(x, size), return_indices);
   }, py::arg("input"), py::arg("output_size"), py::arg("return_indices") = false);
   m.def("adaptive_max_pool2d", [](const Tensor& x, const py::object& output_size, bool return_indices) {
+    check_adaptive_input_dims(x, output_size);
     return with_indices(F::adaptive_max_pool2d_with_indices(x, adaptive_size_arg(output_size)), return_indices);
   }, py::arg("input"), py::arg("output_size"), py::arg("return_indices") = false);
   m.def("lp_pool1d", [](const Tensor& x, double norm_type, const py::object& kernel_size, const py::object& stride,

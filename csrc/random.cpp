@@ -23,10 +23,11 @@ Generator* pop_generator(py::kwargs& kw) {
 namespace {
 
 // A seed as PyTorch takes it: any integer (numpy's too) in [-2^63, 2^64);
-// negative ones are taken modulo 2^64.
+// negative ones are taken modulo 2^64. Anything else is a RuntimeError, as
+// Generator.manual_seed raises.
 uint64_t seed_from(py::handle obj) {
   if (!PyIndex_Check(obj.ptr()))
-    throw TypeError(detail::str("manual_seed: expected an integer seed, got ",
+    throw Error(detail::str("manual_seed expected a long, but got ",
                                 std::string(py::str(py::type::handle_of(obj).attr("__name__")))));
   py::int_ seed = py::reinterpret_steal<py::int_>(PyNumber_Index(obj.ptr()));
   if (!seed) throw py::error_already_set();
@@ -103,7 +104,13 @@ void bind_random(py::module_& m, TensorClass& cls) {
   // The default generator of a device (ember.cuda.manual_seed and friends use it).
   m.def("_default_generator", [](const Device& d) -> Generator& { return default_generator(d); },
         py::arg("device"), py::return_value_policy::reference);
-  m.def("manual_seed", [](py::handle s) -> Generator& { return manual_seed(seed_from(s)); },
+  // torch.manual_seed converts its argument with int() first: "3" and 1.5 are seeds,
+  // "a" is a ValueError and None a TypeError, both raised by int() itself.
+  m.def("manual_seed", [](py::handle s) -> Generator& {
+          py::object as_int = py::reinterpret_steal<py::object>(PyNumber_Long(s.ptr()));
+          if (!as_int) throw py::error_already_set();
+          return manual_seed(seed_from(as_int));
+        },
         py::arg("seed"), py::return_value_policy::reference);
   m.def("initial_seed", []() { return initial_seed(); });
   m.def("seed", []() { return seed(); });

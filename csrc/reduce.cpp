@@ -39,8 +39,10 @@ void bind_sums(py::module_& m, TensorClass& cls) {
   def_op(m, cls, "mean", [](const Tensor& x, const Dims& d, bool k, OptDType t) {
     return mean(x, d.dims, k, t);
   }, dim, keepdim, py::kw_only(), dtype);
-  def_op(m, cls, "prod", [](const Tensor& x, const Dims& d, bool k, OptDType t) {
-    return prod(x, d.dims, k, t);
+  // prod reduces one dim or all of them: PyTorch's signature takes `int dim`, so a
+  // tuple of dims is a TypeError there, as here.
+  def_op(m, cls, "prod", [](const Tensor& x, std::optional<int64_t> d, bool k, OptDType t) {
+    return prod(x, d ? IntList{*d} : IntList{}, k, t);
   }, dim, keepdim, py::kw_only(), dtype);
   // numpy's np.sum(t) / np.mean(t) call t.sum(axis=..., out=None, keepdims=...).
   auto numpy_style = [](auto op) {

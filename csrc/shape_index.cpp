@@ -53,13 +53,25 @@ py::object nonzero_result(const Tensor& t, bool as_tuple) {
   return py::tuple(py::cast(nonzero_tuple(t)));
 }
 
+// The `tensors` argument of cat, stack, ...: a sequence of tensors. A tensor is itself a
+// sequence, but PyTorch's signature takes a tuple of Tensors, so a lone one is a TypeError
+// (torch.cat(x)) rather than being joined row by row.
+TensorList tensor_sequence(py::handle obj, const char* op) {
+  if (is_tensor(obj))
+    throw TypeError(detail::str(op, "(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor"));
+  return obj.cast<TensorList>();
+}
+
 void bind_join(py::module_& m, TensorClass& cls) {
   for (const char* name : {"cat", "concat", "concatenate"})
-    m.def(name, [](const TensorList& tensors, int64_t dim) { return cat(tensors, dim); },
+    m.def(name, [name](py::handle tensors, int64_t dim) { return cat(tensor_sequence(tensors, name), dim); },
           py::arg("tensors"), py::arg("dim") = 0);
-  m.def("stack", &stack, py::arg("tensors"), py::arg("dim") = 0);
-  m.def("hstack", &hstack, py::arg("tensors"));
-  m.def("vstack", &vstack, py::arg("tensors"));
+  m.def("stack", [](py::handle tensors, int64_t dim) { return stack(tensor_sequence(tensors, "stack"), dim); },
+        py::arg("tensors"), py::arg("dim") = 0);
+  m.def("hstack", [](py::handle tensors) { return hstack(tensor_sequence(tensors, "hstack")); },
+        py::arg("tensors"));
+  m.def("vstack", [](py::handle tensors) { return vstack(tensor_sequence(tensors, "vstack")); },
+        py::arg("tensors"));
   auto split_fn = [](const Tensor& t, py::handle size, int64_t dim) {
     if (PyLong_Check(size.ptr())) return split(t, size.cast<int64_t>(), dim);
     return split_with_sizes(t, int_list(size, "split", "split_size_or_sections"), dim);
@@ -88,7 +100,12 @@ void bind_rearrange(py::module_& m, TensorClass& cls) {
   cls.def("tile", [](const Tensor& t, py::args a, py::kwargs k) {
     return tile(t, varargs_ints(a, k, "tile", "dims"));
   });
-  m.def("flip", [](const Tensor& t, py::handle dims) { return flip(t, int_list(dims, "flip", "dims")); },
+  m.def("flip", [](const Tensor& t, py::handle dims) {
+    // torch.flip's dims is a tuple of ints (a bare int is TypeError there; x.flip(0) is fine).
+    if (PyLong_Check(dims.ptr()))
+      throw TypeError("flip(): argument 'dims' (position 2) must be tuple of ints, not int");
+    return flip(t, int_list(dims, "flip", "dims"));
+  },
         py::arg("input"), py::arg("dims"));
   cls.def("flip", [](const Tensor& t, py::args a, py::kwargs k) {
     return flip(t, varargs_ints(a, k, "flip", "dims"));

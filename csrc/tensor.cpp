@@ -27,6 +27,12 @@ IntList shape_from_args(const py::args& args, const char* op) {
 
 namespace {
 
+// x.view() with no shape at all: PyTorch's argument parser says the shape is missing.
+// (Bound as a zero-argument overload ahead of the varargs one.)
+[[noreturn]] void missing_shape(const char* op) {
+  throw TypeError(detail::str(op, "() missing 1 required positional arguments: \"shape\""));
+}
+
 // The value of a one-element tensor for float(t) and int(t): PyTorch raises ValueError
 // (not item()'s RuntimeError) for any other size.
 Scalar one_element(const Tensor& t) {
@@ -47,8 +53,16 @@ Tensor to_any(const Tensor& self, const py::args& args, const py::kwargs& kwargs
   std::optional<DType> dtype;
   bool non_blocking = false, copy = false;
   for (const py::handle& a : args) {
+    const bool is_device = py::isinstance<Device>(a) || py::isinstance<py::str>(a) ||
+                           (PyLong_Check(a.ptr()) && !PyBool_Check(a.ptr()));
+    // PyTorch's forms put the device before the dtype: to(torch.float64, "cpu") matches none.
+    if (is_device && dtype)
+      throw TypeError(detail::str("to() received an invalid combination of arguments: a device (",
+                                  std::string(py::str(a)), ") after the dtype"));
     if (py::isinstance<DType>(a)) dtype = a.cast<DType>();
-    else if (py::isinstance<Device>(a) || py::isinstance<py::str>(a)) device = device_from(a);
+    else if (PyLong_Check(a.ptr()) && !PyBool_Check(a.ptr()))
+      device = Device("cuda:" + std::to_string(a.cast<int64_t>()));  // an int is a CUDA device index
+    else if (is_device) device = device_from(a);
     else if (is_tensor(a)) {
       const Tensor& o = tensor_ref(a);
       device = o.device();
@@ -158,6 +172,10 @@ TensorClass bind_tensor(py::module_& m) {
       .def("reshape", [](const Tensor& t, py::args a) { return t.reshape(shape_from_args(a, "reshape")); })
       .def("expand", [](const Tensor& t, py::args a) { return t.expand(shape_from_args(a, "expand")); })
       .def("permute", [](const Tensor& t, py::args a) { return t.permute(shape_from_args(a, "permute")); })
+      .def("view", [](const Tensor&) { missing_shape("view"); }, py::prepend())
+      .def("reshape", [](const Tensor&) { missing_shape("reshape"); }, py::prepend())
+      .def("expand", [](const Tensor&) { missing_shape("expand"); }, py::prepend())
+      .def("permute", [](const Tensor&) { missing_shape("permute"); }, py::prepend())
       .def("view_as", &Tensor::view_as)
       .def("reshape_as", &Tensor::reshape_as)
       .def("expand_as", &Tensor::expand_as)
@@ -170,7 +188,8 @@ TensorClass bind_tensor(py::module_& m) {
         for (int64_t d = t.dim() - 1; d >= 0; --d) dims.push_back(d);
         return t.permute(dims);
       })
-      .def_property_readonly("mT", &Tensor::mT)
+      // A 0-d tensor is its own matrix transpose in PyTorch (a 1-d one is an error).
+      .def_property_readonly("mT", [](const Tensor& t) { return t.dim() == 0 ? alias(t) : t.mT(); })
       .def("squeeze", [](const Tensor& t) { return t.squeeze(); })
       .def("squeeze", [](const Tensor& t, int64_t d) { return t.squeeze(d); }, py::arg("dim"))
       .def("squeeze", [](const Tensor& t, const IntList& dims) {
@@ -181,6 +200,20 @@ TensorClass bind_tensor(py::module_& m) {
         for (int64_t d : wrapped) r = r.squeeze(d);
         return r;
       }, py::arg("dim"))
+      // x.squeeze(0, 2): PyTorch also takes the dims as varargs.
+      .def("squeeze", [](const Tensor& t, py::args dims) {
+        Tensor r = t;
+        std::vector<int64_t> wrapped;
+        for (py::handle d : dims) {
+          if (!PyIndex_Check(d.ptr()) || PyBool_Check(d.ptr()))
+            throw TypeError(detail::str("squeeze(): argument 'dim' must be tuple of ints, but found element of type ",
+                                        std::string(py::str(py::type::handle_of(d).attr("__name__")))));
+          wrapped.push_back(wrap_dim(d.cast<int64_t>(), t.dim(), "squeeze"));
+        }
+        std::sort(wrapped.rbegin(), wrapped.rend());
+        for (int64_t d : wrapped) r = r.squeeze(d);
+        return r;
+      })
       .def("unsqueeze", &Tensor::unsqueeze, py::arg("dim"))
       .def("flatten", &Tensor::flatten, py::arg("start_dim") = 0, py::arg("end_dim") = -1)
       .def("unflatten", &Tensor::unflatten, py::arg("dim"), py::arg("sizes"))
@@ -240,6 +273,10 @@ TensorClass bind_tensor(py::module_& m) {
       .def("bool", [](const Tensor& t) { return t.to(kBool); })
       .def("copy_", [](Tensor& t, const Tensor& src, bool nb) -> Tensor { return t.copy_(src, nb); },
            py::arg("src"), py::arg("non_blocking") = false)
+      // x.copy_(5): PyTorch takes a Python number as a source (a wrapped 0-d tensor).
+      .def("copy_", [](Tensor& t, const Scalar& src, bool nb) -> Tensor {
+             return t.copy_(wrap_number(src), nb);
+           }, py::arg("src"), py::arg("non_blocking") = false)
       .def("fill_", [](Tensor& t, const Scalar& v) -> Tensor { return t.fill_(v); })
       .def("fill_", [](Tensor& t, const Tensor& v) -> Tensor {
         EMBER_CHECK(v.dim() == 0, "fill_ only supports 0-dimension value tensor but got tensor with ",

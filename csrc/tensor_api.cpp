@@ -98,9 +98,11 @@ void bind_views(py::module_& m, TensorClass& cls) {
   cls.def("sum_to_size", [](const Tensor& t, py::args a) {
     return sum_to_size(t, shape_from_args(a, "sum_to_size"));
   });
-  cls.def("adjoint", &adjoint);
-  m.def("adjoint", &adjoint, py::arg("input"));
-  cls.def_property_readonly("mH", &adjoint);
+  // A 0-d tensor is its own adjoint in PyTorch (deprecated there, not an error).
+  auto adjoint_any = [](const Tensor& t) { return t.dim() == 0 ? alias(t) : adjoint(t); };
+  cls.def("adjoint", adjoint_any);
+  m.def("adjoint", adjoint_any, py::arg("input"));
+  cls.def_property_readonly("mH", adjoint_any);
   cls.def_property_readonly("H", [](const Tensor& t) {
     EMBER_CHECK(t.dim() <= 2, "tensor.H is only supported on matrices (2-D tensors). Got ",
                 t.dim(), "-D tensor.");
@@ -151,9 +153,20 @@ void bind_stacking(py::module_& m, TensorClass& cls) {
   atleast("atleast_1d", &atleast_1d, &atleast_1d);
   atleast("atleast_2d", &atleast_2d, &atleast_2d);
   atleast("atleast_3d", &atleast_3d, &atleast_3d);
-  m.def("column_stack", &column_stack, py::arg("tensors"));
-  m.def("row_stack", &row_stack, py::arg("tensors"));
-  m.def("dstack", &dstack, py::arg("tensors"));
+  // A lone tensor is not a sequence of tensors here: TypeError, as torch's signature says.
+  auto sequence_of_tensors = [](py::handle obj, const char* op) {
+    if (is_tensor(obj))
+      throw TypeError(detail::str(op, "(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor"));
+    return obj.cast<TensorList>();
+  };
+  m.def("column_stack", [sequence_of_tensors](py::handle t) {
+    return column_stack(sequence_of_tensors(t, "column_stack"));
+  }, py::arg("tensors"));
+  m.def("row_stack", [sequence_of_tensors](py::handle t) {
+    return row_stack(sequence_of_tensors(t, "row_stack"));
+  }, py::arg("tensors"));
+  m.def("dstack", [sequence_of_tensors](py::handle t) { return dstack(sequence_of_tensors(t, "dstack")); },
+        py::arg("tensors"));
   def_axis_split<&hsplit, &hsplit>(m, cls, "hsplit");
   def_axis_split<&vsplit, &vsplit>(m, cls, "vsplit");
   def_axis_split<&dsplit, &dsplit>(m, cls, "dsplit");

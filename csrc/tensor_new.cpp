@@ -31,7 +31,8 @@ Item leaf(Scalar v, DType t) { return {Item::kLeaf, v, t, {}}; }
 Scalar int_value(PyObject* o) {
   int overflow = 0;
   long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-  if (overflow) throw Error("ember.tensor: value cannot be converted to type int64 without overflow");
+  // PyTorch's ValueError ("Overflow when unpacking long long") for an int beyond int64.
+  if (overflow) throw ValueError("ember.tensor: value cannot be converted to type int64 without overflow");
   if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
   return Scalar(static_cast<int64_t>(v));
 }

@@ -120,7 +120,9 @@ std::shared_ptr<OpNode> make_op_node(const OpCall& call, const Derivative& d) {
     OpNode::InputMeta im;
     if (in.defined()) im = {in.sizes(), in.strides(), in.storage_offset(), in.dtype(), true};
     node->input_meta().push_back(std::move(im));
-    if (d.save_inputs & (1u << i)) {
+    // The mask has 32 bits; a list op's inputs past those are never saved (UBSan found
+    // the shift past 31 for a call with more inputs).
+    if (i < 32 && (d.save_inputs & (1u << i))) {
       // An in-place op overwrites its self: save the value from before the op.
       bool overwritten = call.has_preset_output() && in.defined() &&
                          in.impl()->storage() == call.outputs[0].impl()->storage();

@@ -33,8 +33,10 @@ Tensor long_index(const Tensor& index, const char* op) {
 
 // A 1-d (or 0-dim) index for the index_* ops.
 Tensor vector_index(const Tensor& index, const char* op) {
+  // The dims first, then the dtype: PyTorch's order (a 2-d float index is an IndexError).
+  EMBER_CHECK(index.defined(), op, "(): index is undefined");
+  EMBER_CHECK_INDEX(index.dim() <= 1, op, "(): Index is supposed to be a vector, got ", describe(index));
   Tensor idx = long_index(index, op);
-  EMBER_CHECK_INDEX(idx.dim() <= 1, op, "(): Index is supposed to be a vector, got ", describe(idx));
   return at_least_1d(idx);
 }
 
@@ -69,14 +71,20 @@ std::string check_reduce(const std::string& reduce) {
 }
 
 // index_add_ / index_copy_: source has self's shape apart from dim, index.numel() along it.
-// A wrong count is a RuntimeError for index_add_ and an IndexError for index_copy_, as torch.
+// A wrong count or number of dims is a RuntimeError for index_add_ and an IndexError for
+// index_copy_, as torch.
 template <typename CountError>
 void check_index_source(const Tensor& self, int64_t d, const Tensor& idx, const Tensor& source,
                         const char* op) {
   EMBER_CHECK(self.dtype() == source.dtype(), op, "(): self (", dtype_name(self.dtype()),
               ") and source (", dtype_name(source.dtype()), ") must have the same scalar type");
   Tensor s = at_least_1d(self), src = at_least_1d(source);
-  bool same = s.dim() == src.dim();
+  // A different number of dims is in the same class as a wrong count (torch's order).
+  if (s.dim() != src.dim())
+    throw CountError(detail::str(op, "(): When source and destination are not scalars, their "
+                                 "dimensionality must match. Source dimensionality (", src.dim(),
+                                 "), destination dimensionality (", s.dim(), ")"));
+  bool same = true;
   for (int64_t k = 0; same && k < s.dim(); ++k) same = k == d || s.sizes()[k] == src.sizes()[k];
   EMBER_CHECK(same, op, "(): source tensor shape must match self tensor shape, excluding the "
               "specified dimension. Got self.shape = ", shape_str(self.sizes()),

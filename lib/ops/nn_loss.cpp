@@ -32,8 +32,14 @@ int64_t reduction_int(const std::string& reduction) {
 // [N, C, d1, ...] with [N, d1, ...].
 void check_class_target(const Tensor& input, const Tensor& target, const char* op) {
   if (input.dim() == 1) {
-    EMBER_CHECK(target.dim() == 0, op, ": expected a 0-d target for a 1-d input (unbatched), got ",
-                describe(target));
+    // PyTorch also takes a 1-element 1-d target for an unbatched input (read as the 0-d one),
+    // and any other length of it is a ValueError.
+    if (target.dim() == 1)
+      EMBER_CHECK_VALUE(target.size(0) == 1, op, ": for a 1-d input, a 1-d target must have size 1, "
+                        "but got target size: ", target.size(0));
+    else
+      EMBER_CHECK(target.dim() == 0, op, ": expected a 0-d target for a 1-d input (unbatched), got ",
+                  describe(target));
     return;
   }
   if (input.dim() == 2)
@@ -67,6 +73,11 @@ void check_class_input(const Tensor& input, const Tensor& target, const char* op
   check_floating(input, op);
 }
 
+// The checked class target of a 1-d input as the 0-d target the kernels take.
+Tensor unbatched_target(const Tensor& input, const Tensor& target) {
+  return input.dim() == 1 && target.dim() == 1 ? target.reshape({}) : target;
+}
+
 }  // namespace
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
@@ -77,7 +88,7 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
               ": expected target dtype to be int64 or uint8 (class indices), got ", describe(target));
   check_class_target(input, target, op);
   check_class_weight(weight, input, true, op);
-  OpCall call(opid::nll_loss, {input, target, weight},
+  OpCall call(opid::nll_loss, {input, unbatched_target(input, target), weight},
               NllLossArgs{.ignore_index = ignore_index, .reduction = reduction_int(reduction)}.attrs());
   return dispatch_one(call);
 }
@@ -96,7 +107,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
                 "probabilities), got ", describe(target), " for input ", describe(input));
     check_class_target(input, target, op);
     check_class_weight(weight, input, true, op);
-    OpCall call(opid::cross_entropy, {input, target, weight},
+    OpCall call(opid::cross_entropy, {input, unbatched_target(input, target), weight},
                 CrossEntropyArgs{.ignore_index = ignore_index,
                                  .reduction = red,
                                  .label_smoothing = label_smoothing}

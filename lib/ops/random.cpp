@@ -38,9 +38,11 @@ Tensor& run_random(Tensor& self, Args args, Generator* generator) {
   return self;
 }
 
+// PyTorch has no uniform / normal / bernoulli kernel for an integer or bool dtype:
+// NotImplementedError, as its dispatch says.
 void check_floating(const Tensor& self, const char* op) {
-  EMBER_CHECK(is_floating(self.dtype()), op, ": expected a floating point tensor, got ",
-              dtype_name(self.dtype()));
+  EMBER_CHECK_AS(NotImplementedError, is_floating(self.dtype()), op,
+                 ": expected a floating point tensor, got ", dtype_name(self.dtype()));
 }
 
 // The integers random_ may produce for a dtype, inclusive: those the dtype holds
@@ -73,7 +75,9 @@ Tensor& random_inclusive(Tensor& self, int64_t from, int64_t hi, Generator* gene
 // A floating factory's output, before a sampler fills it.
 Tensor empty_floating(const IntList& sizes, const TensorOptions& options, const char* op) {
   DType dt = options.dtype_or(default_dtype());
-  EMBER_CHECK_TYPE(is_floating(dt), op, ": expected a floating dtype, got ", dtype_name(dt));
+  // PyTorch: no uniform / normal kernel for an integer or bool dtype (NotImplementedError).
+  EMBER_CHECK_AS(NotImplementedError, is_floating(dt), op, ": expected a floating dtype, got ",
+                 dtype_name(dt));
   return empty(sizes, options.dtype(dt).requires_grad(false));
 }
 

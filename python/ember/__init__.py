@@ -58,3 +58,9 @@ int = int32  # noqa: A001
 short = int16
 
 __version__ = "0.1.0"
+
+from . import amp  # noqa: E402,F401  (torch.amp.GradScaler)
+from . import distributions  # noqa: E402,F401  (torch.distributions: Categorical, Normal)
+from . import xpu  # noqa: E402,F401  (torch.xpu's queries: no Intel GPU backend)
+from . import _torch_import_alias  # noqa: E402  (`import torch.nn` after `import ember as torch`)
+_torch_import_alias.install()

@@ -231,3 +231,18 @@ def angle(input):  # noqa: A002
 
 Tensor.angle = angle
 __all__ += ["angle"]
+
+
+def real(input):  # noqa: A002
+    """The real part: a real tensor is its own (returned as is, as PyTorch)."""
+    return input
+
+
+def imag(input):  # noqa: A002
+    """A real tensor has no imaginary part to view: TypeError, as PyTorch."""
+    raise TypeError("imag is not implemented for tensors with non-complex dtypes.")
+
+
+Tensor.real = property(real, doc="The real part: the tensor itself (ember's dtypes are real).")
+Tensor.imag = property(imag, doc="A TypeError: ember's dtypes are real.")
+__all__ += ["real", "imag"]

@@ -87,6 +87,8 @@ Tensor.cumprod_ = _cumprod_
 
 def msort(input):  # noqa: A002 (torch's name)
     """torch.msort: input sorted along its first dim (sort(input, dim=0).values)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"msort(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     return input.sort(dim=0).values
 
 

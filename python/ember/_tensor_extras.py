@@ -165,7 +165,7 @@ def _resize_values(self, sizes):
             f"{'x'.join(str(s) for s in self.shape)} ({self.numel()} elements). autograd's "
             "resize can only change the shape of a given tensor, while preserving the number "
             "of elements. ")
-    return self.contiguous().view(*sizes)
+    return self.contiguous().view(tuple(sizes))  # a tuple: view() with no sizes is a TypeError
 
 
 def _resize(self, *sizes):

@@ -84,12 +84,14 @@ def _grad_needed(*tensors):
     return is_grad_enabled() and any(t.requires_grad for t in tensors)
 
 
-def _check_float(api, A):
+def _check_float(api, A, error=NotImplementedError):
+    """float32 or float64 input. PyTorch raises NotImplementedError for most ops, but
+    RuntimeError for pinv, matrix_rank and lstsq (their own checks run first)."""
     if not A.dtype.is_floating_point:
-        raise NotImplementedError(f"{api}: Expected a floating point or complex tensor as input. Got "
-                                  f"{_type_name(A.dtype)}")
+        raise error(f"{api}: Expected a floating point or complex tensor as input. Got "
+                    f"{_type_name(A.dtype)}")
     if A.dtype not in (_C.float32, _C.float64):
-        raise NotImplementedError(f"{api}: Low precision dtypes not supported. Got {_type_name(A.dtype)}")
+        raise error(f"{api}: Low precision dtypes not supported. Got {_type_name(A.dtype)}")
 
 
 def _check_matrix(api, A, name="A"):
@@ -262,7 +264,7 @@ def _as_tensor(x, like):
 def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
     """The Moore-Penrose pseudo-inverse [..., n, m], from the SVD (eigh when hermitian)."""
     _check_matrix("linalg.pinv", A)
-    _check_float("linalg.pinv", A)
+    _check_float("linalg.pinv", A, RuntimeError)
     m, n = A.shape[-2], A.shape[-1]
     if A.numel() == 0:
         return _write_out(out, _C.zeros(list(A.shape[:-2]) + [n, m], dtype=A.dtype, device=A.device))
@@ -286,7 +288,7 @@ def _unsq(tol):
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None, out=None):
     """The number of singular values above max(atol, rtol * the largest), as int64."""
     _check_matrix("linalg.matrix_rank", A)
-    _check_float("linalg.matrix_rank", A)
+    _check_float("linalg.matrix_rank", A, RuntimeError)
     if tol is not None:
         atol, rtol = tol, 0.0
     m, n = A.shape[-2], A.shape[-1]
@@ -380,7 +382,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     computes them (gelsd/gelss: singular values; gelsd/gelss/gels: residuals for m > n and
     full rank)."""
     _check_matrix("torch.linalg.lstsq", A)
-    _check_float("torch.linalg.lstsq", A)
+    _check_float("torch.linalg.lstsq", A, RuntimeError)
     if driver is not None and driver not in ("gels", "gelsy", "gelsd", "gelss"):
         raise RuntimeError(f"torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
     driver = driver or "gelsy"

@@ -243,3 +243,17 @@ def test_submodule_paths_hold_torchs_names(module):
     for name in getattr(ours, "__all__", []):
         assert getattr(ours, name) is getattr(ember.cuda, name)
         assert hasattr(theirs, name), name
+
+
+def test_cuda_amp_grad_scaler_is_the_cuda_scaler():
+    torch = pytest.importorskip("torch")
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ours = ember.cuda.amp.GradScaler(init_scale=1024.0, enabled=False)
+        theirs = torch.cuda.amp.GradScaler(init_scale=1024.0, enabled=False)
+    assert sum(issubclass(w.category, FutureWarning) for w in caught) >= 2
+    assert isinstance(ours, ember.amp.GradScaler)
+    assert ours.is_enabled() == theirs.is_enabled()
+    loss = ember.tensor(3.0)
+    assert ours.scale(loss) is loss or ours.scale(loss).item() == theirs.scale(torch.tensor(3.0)).item()

@@ -233,7 +233,11 @@ def test_binary_inplace(op, call):
     check(fn, make_x, randn(3, 1), ops=[op])
 
 
-@pytest.mark.parametrize("op,call", BINARY, ids=[b[0] for b in BINARY])
+# torch.maximum / minimum / atan2 take `Tensor other`: a Python number is a TypeError there.
+_NUMBER_OK = [b for b in BINARY if b[0] not in ("maximum", "minimum", "atan2")]
+
+
+@pytest.mark.parametrize("op,call", _NUMBER_OK, ids=[b[0] for b in _NUMBER_OK])
 def test_binary_python_number(op, call):
     check(lambda x: call(x, 1.5), randn(2, 3), ops=[op])
 

@@ -97,8 +97,11 @@ def test_manual_seed_returns_the_generator_and_seed_accessors():
     with pytest.raises(RuntimeError):
         g.manual_seed(2**64)
     assert g.manual_seed(np.int64(8)).initial_seed() == 8
-    with pytest.raises(TypeError):
+    with pytest.raises(RuntimeError, match="manual_seed expected a long"):  # as torch's Generator
         g.manual_seed(1.5)
+    assert ember.manual_seed(1.5).initial_seed() == 1  # torch.manual_seed converts with int()
+    with pytest.raises(ValueError):
+        ember.manual_seed("a")
     assert g.device == ember.device("cpu")
     assert ember.Generator(device="cpu").device.type == "cpu"
 

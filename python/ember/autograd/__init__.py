@@ -82,3 +82,4 @@ def _register_post_accumulate_grad_hook(self, hook):
 
 _C.Tensor.register_post_accumulate_grad_hook = _register_post_accumulate_grad_hook
 from . import functional  # noqa: F401,E402
+from .variable import Variable  # noqa: F401,E402  (legacy torch.autograd.Variable)

@@ -13,7 +13,17 @@ class _GradModeBase:
         return wrapper
 
 
-class no_grad(_GradModeBase):
+class _NoParamDecorator(_GradModeBase):
+    """Also usable as a bare decorator, as in torch: `@no_grad` without parentheses
+    builds the context manager and wraps the function."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamDecorator):
     """Within the block, no op is recorded for autograd (torch.no_grad)."""
     _args = ()
 
@@ -26,7 +36,7 @@ class no_grad(_GradModeBase):
         return False
 
 
-class enable_grad(_GradModeBase):
+class enable_grad(_NoParamDecorator):
     """Within the block, ops are recorded again, even inside no_grad."""
     _args = ()
 
@@ -43,7 +53,10 @@ class set_grad_enabled(_GradModeBase):
     """set_grad_enabled(mode): sets grad mode now; as a context manager, restores it on exit."""
 
     def __init__(self, mode):
-        self._args = (bool(mode),)
+        if not isinstance(mode, bool):
+            raise TypeError(f"set_grad_enabled(): argument 'enabled' (position 1) must be bool, "
+                            f"not {type(mode).__name__}")
+        self._args = (mode,)
         self._prev = _C.is_grad_enabled()
         _C._set_grad_enabled(bool(mode))
 

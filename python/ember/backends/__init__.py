@@ -16,4 +16,4 @@ def _check_bool(value, setter):
     return value
 
 
-from . import cuda, cudnn  # noqa: E402,F401
+from . import cuda, cudnn, mps  # noqa: E402,F401

@@ -366,7 +366,7 @@ globals().update(_CUDA_TYPES)
 
 # ---- names answered without C++ (ember/cuda/_extras.py) and the legacy CUDA storages ----
 from ._extras import *  # noqa: E402,F401,F403
-from . import graphs, memory, random, streams  # noqa: E402,F401  (torch.cuda's submodule paths)
+from . import amp, graphs, memory, random, streams  # noqa: E402,F401  (torch.cuda's submodule paths)
 from .graphs import (CUDAGraph, graph, graph_pool_handle, is_current_stream_capturing,  # noqa: E402,F401
                      make_graphed_callables)
 from .._storage import CUDA_LEGACY_CLASSES as _CUDA_STORAGES  # noqa: E402

@@ -11,3 +11,6 @@ from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedPara
 
 __all__ = ["functional", "init", "utils", "Parameter", "Buffer", "UninitializedParameter",
            "UninitializedBuffer", *_modules_all]
+
+from . import parallel  # noqa: E402,F401  (torch.nn.parallel: one-device DataParallel)
+from .parallel import DataParallel  # noqa: E402,F401

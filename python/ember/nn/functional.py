@@ -199,3 +199,26 @@ for _module in (_functional_embedding_bag, _functional_ctc, _functional_grid,
         if _name not in __all__:
             __all__.append(_name)
 del _module, _name
+
+
+# F.embedding with max_norm: as torch, the rows of weight that input names are first
+# rescaled in place (without recording a gradient) to norm at most max_norm, then looked up.
+_embedding_lookup = embedding
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    # torch.nn.functional.embedding asserts padding_idx's range itself (AssertionError).
+    if padding_idx is not None and not -weight.size(0) <= padding_idx < weight.size(0):
+        raise AssertionError(f"Padding_idx must be within num_embeddings: padding_idx {padding_idx}, "
+                             f"num_embeddings {weight.size(0)}")
+    if max_norm is not None:
+        from ..autograd.grad_mode import no_grad
+        with no_grad():
+            _functional_embedding_bag.embedding_renorm_(weight, input.contiguous(), max_norm,
+                                                        norm_type)
+    return _embedding_lookup(input, weight, padding_idx, None, norm_type, scale_grad_by_freq,
+                             sparse)
+
+
+embedding.__doc__ = _embedding_lookup.__doc__

@@ -3,6 +3,11 @@ from .. import _C
 from .._C import Tensor
 
 
+class _NotATensorError(AttributeError, TypeError):
+    """nn.Parameter(5): torch raises AttributeError (it calls data.detach()); it is also
+    the TypeError it is."""
+
+
 class Parameter(Tensor):
     """Parameter(data=None, requires_grad=True), as torch.nn.Parameter.
 
@@ -13,6 +18,8 @@ class Parameter(Tensor):
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
             data = _C.empty(0)
+        if not isinstance(data, Tensor):
+            raise _NotATensorError(f"nn.Parameter: data must be a Tensor, got {type(data).__name__}")
         return Tensor._make_subclass(cls, data, requires_grad)
 
     def __init__(self, data=None, requires_grad=True):

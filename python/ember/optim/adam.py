@@ -7,9 +7,11 @@ __all__ = ["Adam", "AdamW"]
 
 
 def _check_betas(betas):
-    b0, b1 = betas
+    # Indexed, not unpacked, as torch does: a 1-tuple is its IndexError, not a ValueError.
+    b0 = betas[0]
     if not 0.0 <= b0 < 1.0:
         raise ValueError(f"Invalid beta parameter at index 0: {b0}")
+    b1 = betas[1]
     if not 0.0 <= b1 < 1.0:
         raise ValueError(f"Invalid beta parameter at index 1: {b1}")
     both_tensors = isinstance(b0, _C.Tensor) and isinstance(b1, _C.Tensor)

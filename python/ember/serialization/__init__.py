@@ -22,7 +22,7 @@ import warnings
 from . import _safetensors, _torch_format
 from ._allowlist import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
 from ._atomic import atomic_writer
-from ._errors import type_name
+from ._errors import NotAFileError, type_name
 from ._relocate import restorer
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
@@ -79,7 +79,7 @@ def save(obj, f, pickle_protocol=DEFAULT_PROTOCOL, _use_new_zipfile_serializatio
             _save_checkpoint(obj, write, archive, pickle_protocol, _use_new_zipfile_serialization)
         return None
     if not hasattr(f, "write"):
-        raise TypeError(f"ember.save: f must be a path or a binary file object, got {type_name(f)}")
+        raise NotAFileError(f"ember.save: f must be a path or a binary file object, got {type_name(f)}")
     if isinstance(f, io.TextIOBase):
         raise TypeError("ember.save: f is a text file; open it in binary mode ('wb')")
     if _is_safetensors_name(getattr(f, "name", None)):
@@ -249,7 +249,7 @@ class _open_for_reading:  # noqa: N801
         if self._mmap:
             raise ValueError("ember.load: f must be a file path in order to use the mmap argument")
         if not hasattr(f, "read"):
-            raise TypeError("ember.load: f must be a path or a binary file object, got "
+            raise NotAFileError("ember.load: f must be a path or a binary file object, got "
                             f"{type_name(f)}")
         data = f.read() if not isinstance(f, io.TextIOBase) else ""
         if isinstance(data, str):

@@ -104,7 +104,7 @@ CASES = [
     ("index tensor out of range", lambda: Z(2, 3)[:, _idx(5)], IndexError, r"index 5 is out of bounds for dimension 1 with size 3"),
     ("float index tensor", lambda: Z(2, 3)[Z(1)], IndexError, r"tensors used as indices must be long, int, byte or bool tensors"),
     ("float index", lambda: Z(2, 3)[1.5], IndexError, r"only integers, slices .* are valid indices \(got float\)"),
-    ("string index", lambda: Z(2, 3)["a"], IndexError, r"valid indices \(got str\)"),
+    ("string index (torch: TypeError)", lambda: Z(2, 3)["a"], TypeError, r"invalid data type 'str' for an index"),
     ("unbroadcastable index lists", lambda: Z(2, 3)[[0, 1], [0, 1, 2]], IndexError,
      r"shape mismatch: indexing tensors could not be broadcast together with shapes \[2\], \[3\]"),
     ("two ellipses", lambda: Z(2, 3)[..., ...], IndexError, r"an index can only have a single ellipsis"),

@@ -285,7 +285,9 @@ class LSTM(RNNBase):
         return self.get_expected_hidden_size(input)
 
     def _states(self, hx):
-        return hx
+        # Indexed as torch's LSTM does: a lone tensor passed as hx gives its IndexError
+        # (or dims error), not a silently split state.
+        return (hx[0], hx[1])
 
     def _result(self, states):
         return states

@@ -36,6 +36,10 @@ class IterableDataset(Dataset):
         return ChainDataset([self, other])
 
 
+class _SizeMismatchError(AssertionError, ValueError):
+    """torch's TensorDataset asserts the sizes (AssertionError); it is also the ValueError it is."""
+
+
 class TensorDataset(Dataset):
     """Sample i is (t[i] for t in tensors): tensors share their first dimension."""
 
@@ -44,8 +48,8 @@ class TensorDataset(Dataset):
             raise ValueError("TensorDataset needs at least one tensor")
         n = tensors[0].size(0)
         if any(t.size(0) != n for t in tensors):
-            raise ValueError("Size mismatch between tensors: first dimensions "
-                             f"{[t.size(0) for t in tensors]}")
+            raise _SizeMismatchError("Size mismatch between tensors: first dimensions "
+                                     f"{[t.size(0) for t in tensors]}")
         self.tensors = tensors
 
     def __getitem__(self, index):
