@@ -144,6 +144,7 @@ def with_foreach(kwargs):
     return {**kwargs, "foreach": False}
 
 
+@pytest.mark.release_numerics
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("name, kwargs", CASES, ids=CASE_IDS)
 def test_steps_and_state_match_torch(name, kwargs, dtype):
@@ -509,6 +510,7 @@ def compare_lbfgs_runs(start, kwargs, dtype, steps, rtol, atol, lib_loss=rosenbr
     return opt, ours
 
 
+@pytest.mark.release_numerics
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("kwargs", LBFGS_CASES, ids=[str(kw) for kw in LBFGS_CASES])
 def test_lbfgs_is_torchs_algorithm_bit_for_bit(kwargs, dtype, monkeypatch):
@@ -523,6 +525,7 @@ def test_lbfgs_is_torchs_algorithm_bit_for_bit(kwargs, dtype, monkeypatch):
     compare_lbfgs_runs(START_2, kwargs, dtype, steps=10, rtol=0, atol=0)
 
 
+@pytest.mark.release_numerics
 @pytest.mark.parametrize("kwargs", LBFGS_CASES, ids=[str(kw) for kw in LBFGS_CASES])
 def test_lbfgs_matches_torch_step_by_step(kwargs):
     """The same with ember's own dot product: in float32 still bit for bit; in float64
