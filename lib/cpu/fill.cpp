@@ -37,13 +37,10 @@ void arange_kernel(OpCall& c) {
       double s = a.start.to_double(), st = a.step.to_double();
       fill_indexed<scalar_t>(out, [=](int64_t i) { return scalar_t(s + st * double(i)); });
     } else {
+      // torch's rule for an integer dtype: start and step truncated to integers first
+      // (arange(0, 2, 0.5, dtype=int64) is four zeros), the length from the real values.
       int64_t s = a.start.to_int(), st = a.step.to_int();
-      if (a.start.is_float() || a.step.is_float()) {
-        double sd = a.start.to_double(), std_ = a.step.to_double();
-        fill_indexed<scalar_t>(out, [=](int64_t i) { return static_cast<scalar_t>(sd + std_ * double(i)); });
-      } else {
-        fill_indexed<scalar_t>(out, [=](int64_t i) { return static_cast<scalar_t>(s + st * i); });
-      }
+      fill_indexed<scalar_t>(out, [=](int64_t i) { return static_cast<scalar_t>(s + st * i); });
     }
   });
 }

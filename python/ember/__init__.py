@@ -64,3 +64,11 @@ from . import distributions  # noqa: E402,F401  (torch.distributions: Categorica
 from . import xpu  # noqa: E402,F401  (torch.xpu's queries: no Intel GPU backend)
 from . import _torch_import_alias  # noqa: E402  (`import torch.nn` after `import ember as torch`)
 _torch_import_alias.install()
+
+# Last, once every function exists: PyTorch's out= keyword on the functions that take it.
+from . import _out_variants  # noqa: E402
+_out_variants.install(_sys.modules[__name__], _out_variants.TORCH_FUNCTIONS)
+_out_variants.install(linalg, _out_variants.LINALG_FUNCTIONS, prefix="linalg_")
+_out_variants.install(special, _out_variants.SPECIAL_FUNCTIONS, prefix="special_")
+from . import func  # noqa: E402,F401  (ember.func: torch.func transforms; torch.vmap is func.vmap)
+from .func import vmap  # noqa: E402,F401

@@ -47,20 +47,8 @@ def frexp(input, *, out=None):  # noqa: A002 (torch's name)
     mantissa = (input.to(_C.float64) * factor_a * factor_b).to(input.dtype)
     exponent = exponent.to(_C.int32)
     if out is not None:
-        if not (isinstance(out, (tuple, list)) and len(out) == 2):
-            raise TypeError("frexp(): out must be a tuple of two tensors (mantissa, exponent)")
-        out_mantissa, out_exponent = out
-        if out_mantissa.dtype != input.dtype:
-            raise RuntimeError(f"torch.frexp() expects mantissa to have dtype {input.dtype} "
-                               f"but got {out_mantissa.dtype}")
-        if out_exponent.dtype != _C.int32:
-            raise RuntimeError(f"torch.frexp() expects exponent to have int dtype but got "
-                               f"{out_exponent.dtype}")
-        for target, value in ((out_mantissa, mantissa), (out_exponent, exponent)):
-            if tuple(target.shape) != tuple(value.shape):
-                target.resize_(*value.shape)
-            target.copy_(value.detach())
-        return frexp_type(out_mantissa, out_exponent)
+        from ._out_variants import write_outputs
+        return write_outputs("frexp", frexp_type(mantissa, exponent), out)
     return frexp_type(mantissa, exponent)
 
 

@@ -162,10 +162,8 @@ def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
     hist = _counts(points, edges, None if weight is None else weight.detach(), density)
     bin_edges = edges[0]
     if out is not None:
-        out_hist, out_edges = out
-        out_hist.resize_(*hist.shape).copy_(hist)
-        out_edges.resize_(*bin_edges.shape).copy_(bin_edges)
-        return histogram_type(out_hist, out_edges)
+        from ._out_variants import write_outputs
+        return write_outputs("histogram", histogram_type(hist, bin_edges), out)
     return histogram_type(hist, bin_edges.clone() if isinstance(bins, Tensor) else bin_edges)
 
 

@@ -82,7 +82,7 @@ def cholesky_solve(input, input2, upper=False, *, out=None):  # noqa: A002
     """X with A X = input, A = L L^T (or U^T U) given its factor input2."""
     L = input2.mT if upper else input2
     Y = _lapack.solve_triangular(L, input, upper=False)
-    return _write_out(out, _lapack.solve_triangular(L.mT, Y, upper=True))
+    return _write_out(out, _lapack.solve_triangular(L.mT, Y, upper=True), "cholesky_solve", exact=False)
 
 
 def cholesky_inverse(input, upper=False, *, out=None):  # noqa: A002
@@ -91,7 +91,7 @@ def cholesky_inverse(input, upper=False, *, out=None):  # noqa: A002
         raise RuntimeError(f"cholesky_inverse: A must be batches of square matrices, but they are "
                            f"{tuple(input.shape[-2:])} matrices")
     eye = _C.eye(input.shape[-1], dtype=input.dtype, device=input.device).expand(list(input.shape))
-    return _write_out(out, cholesky_solve(eye, input, upper))
+    return _write_out(out, cholesky_solve(eye, input, upper), "cholesky_inverse", exact=False)
 
 
 def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
@@ -136,13 +136,13 @@ def ormqr(input, tau, other, left=True, transpose=False, *, out=None):  # noqa: 
 def nuclear_norm(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A002
     if isinstance(dim, bool):  # torch.nuclear_norm(input, keepdim)
         dim, keepdim = None, dim
-    return linalg.matrix_norm(input, "nuc", tuple(dim) if dim is not None else (-2, -1), keepdim,
-                              dtype=dtype, out=out)
+    return _write_out(out, linalg.matrix_norm(input, "nuc", tuple(dim) if dim is not None else (-2, -1),
+                                              keepdim, dtype=dtype), "nuclear_norm")
 
 
 def frobenius_norm(input, dim=(-2, -1), keepdim=False, *, out=None):  # noqa: A002
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    return _write_out(out, linalg.vector_norm(input, 2, list(dims), keepdim))
+    return _write_out(out, linalg.vector_norm(input, 2, list(dims), keepdim), "frobenius_norm")
 
 
 def _method(fn):

@@ -13,10 +13,9 @@ __all__ = ["logspace", "range", "isin", "unravel_index"]
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None,
-             requires_grad=False, out=None):
-    """base ** linspace(start, end, steps), computed in float64, then cast to dtype."""
-    if out is not None:
-        raise NotImplementedError("logspace: argument 'out' is not supported")
+             requires_grad=False):
+    """base ** linspace(start, end, steps), computed in float64, then cast to dtype.
+    (out= is added by _out_variants.)"""
     exponents = _C.linspace(start, end, steps, dtype=_C.float64, device=device)
     values = _C.pow(base, exponents)
     dtype = dtype if dtype is not None else _C.get_default_dtype()
@@ -24,16 +23,15 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=No
 
 
 def range(start=0, end=None, step=1, *, dtype=None, layout=None, device=None,  # noqa: A001
-          requires_grad=False, out=None):
-    """Deprecated in PyTorch: start, start + step, ... up to and including end."""
+          requires_grad=False):
+    """Deprecated in PyTorch: start, start + step, ... up to and including end.
+    (out= is added by _out_variants.)"""
     warnings.warn("torch.range is deprecated and will be removed in a future release because "
                   "its behavior is inconsistent with Python's range builtin. Instead, use "
                   "torch.arange, which produces values in [start, end).", UserWarning,
                   stacklevel=2)
     if end is None:
         start, end = 0, start
-    if out is not None:
-        raise NotImplementedError("range: argument 'out' is not supported")
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0:

@@ -60,23 +60,14 @@ _Svd = _named("linalg_svd", ["U", "S", "Vh"])
 _Lstsq = _named("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
 
 
-def _write_out(out, result):
-    """out=: resizes and fills the given tensor(s), as torch does, and returns them."""
+def _write_out(out, result, op="linalg", exact=None):
+    """out=: checks, resizes and fills the given tensor(s) as torch does, and returns them
+    (ember/_out_variants.py's rules; linalg's outs must have the result's dtype)."""
     if out is None:
         return result
-    if isinstance(result, tuple):
-        if not isinstance(out, (tuple, list)) or len(out) != len(result):
-            raise TypeError(f"out= expects a tuple of {len(result)} tensors")
-        for o, r in zip(out, result):
-            _write_out(o, r)
-        return type(result)(*out) if hasattr(result, "_fields") else tuple(out)
-    if out.dtype != result.dtype:
-        raise RuntimeError(f"Expected out tensor to have dtype {result.dtype}, but got {out.dtype} instead")
-    from .autograd import no_grad
-    with no_grad():
-        out.resize_(list(result.shape))
-        out.copy_(result)
-    return out
+    from ._out_variants import write_outputs
+    return write_outputs(op, result, out, exact=(op not in ("cholesky_solve", "cholesky_inverse"))
+                         if exact is None else exact)
 
 
 def _grad_needed(*tensors):

@@ -5,7 +5,6 @@ ndtr and entr are written from them here, as they are small compositions. The
 Bessel, normal-distribution, incomplete-gamma, zeta and polynomial functions are
 kernels (ember._C.special_*), given torch.special's names and its out= here."""
 import math as _math
-import warnings as _warnings
 
 from . import _C
 
@@ -55,46 +54,17 @@ def entr(input):
 
 # ---- out= ----------------------------------------------------------------------------------
 
-_DTYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-                "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-                "bool": "Bool"}
-
-
-def _dtype_name(dtype):
-    return _DTYPE_NAMES.get(str(dtype).replace("ember.", ""), str(dtype))
-
-
 def _check_out(op, out, inputs):
     """torch's checks of an out= argument that can be made before computing (so a refused
     call writes nothing): a tensor, and no autograd through it."""
-    if not isinstance(out, _C.Tensor):
-        raise TypeError(f"{op}(): argument 'out' must be Tensor, not {type(out).__name__}")
-    if _C.is_grad_enabled() and any(isinstance(t, _C.Tensor) and t.requires_grad for t in (out, *inputs)):
-        raise RuntimeError(f"{op}(): functions with out=... arguments don't support automatic "
-                           "differentiation, but one of the arguments requires grad.")
+    from ._out_variants import check_out_argument
+    check_out_argument(op, out, inputs)
 
 
 def _write_out(op, result, out):
-    """result into out as torch's out= variants write it: the dtype must be one result's
-    casts to, the device the same; a non-empty out of another shape is resized with
-    torch's deprecation warning."""
-    if not _C.can_cast(result.dtype, out.dtype):
-        raise RuntimeError(f"{op}: result type {_dtype_name(result.dtype)} can't be cast to the "
-                           f"desired output type {_dtype_name(out.dtype)}")
-    if out.device != result.device:
-        raise RuntimeError(f"{op}: Expected out tensor to have device {result.device}, but got "
-                           f"{out.device} instead")
-    if tuple(out.shape) != tuple(result.shape):
-        if out.numel() != 0:
-            _warnings.warn(
-                f"An output with one or more elements was resized since it had shape {list(out.shape)}, "
-                f"which does not match the required output shape {list(result.shape)}. This behavior "
-                "is deprecated, and in a future PyTorch release outputs will not be resized unless "
-                "they have zero elements. You can explicitly reuse an out tensor t by resizing it, "
-                "inplace, to zero elements with t.resize_(0).", UserWarning, stacklevel=3)
-        out.resize_(result.shape)
-    out.copy_(result)
-    return out
+    """result into out as torch's out= variants write it (ember/_out_variants.py)."""
+    from ._out_variants import write_outputs
+    return write_outputs(op, result, out, exact=False, inputs=())
 
 
 def _unary(name, fn, doc):

@@ -64,10 +64,8 @@ void arange_kernel(OpCall& c) {
     if constexpr (is_float_v<scalar_t>) {
       fill_indexed<scalar_t>(out, ArangeDouble<scalar_t>{a.start.to_double(), a.step.to_double()});
     } else {
-      if (a.start.is_float() || a.step.is_float())
-        fill_indexed<scalar_t>(out, ArangeDouble<scalar_t>{a.start.to_double(), a.step.to_double()});
-      else
-        fill_indexed<scalar_t>(out, ArangeInt<scalar_t>{a.start.to_int(), a.step.to_int()});
+      // start and step truncated to integers first, as torch does (see lib/cpu/fill.cpp).
+      fill_indexed<scalar_t>(out, ArangeInt<scalar_t>{a.start.to_int(), a.step.to_int()});
     }
   });
 }

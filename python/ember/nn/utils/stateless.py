@@ -145,12 +145,6 @@ def functional_call(module, parameters_and_buffers, args=None, kwargs=None, *,
                   "and will be removed in a future version of PyTorch. Please use "
                   "`torch.func.functional_call` instead which is a drop-in replacement.",
                   FutureWarning, stacklevel=2)
-    if kwargs is None:
-        kwargs = {}
-    if args is None:
-        args = ()
-    elif not isinstance(args, tuple):
-        args = (args,)
-    with _reparametrize_module(module, parameters_and_buffers, tie_weights=tie_weights,
-                               strict=strict):
-        return module(*args, **kwargs)
+    from ...func import functional_call as func_functional_call
+    return func_functional_call(module, parameters_and_buffers, args, kwargs, tie_weights=tie_weights,
+                                strict=strict)
