@@ -20,16 +20,42 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     _C._backward(_tensors(tensors), _tensors(grad_tensors), retain_graph, create_graph, _tensors(inputs))
 
 
+def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                  materialize_grads):
+    outs = _tensors(outputs)
+    gouts = _tensors(grad_outputs) or ()
+    if len(gouts) != len(outs) or any(g is None for g in gouts):
+        raise RuntimeError("grad: is_grads_batched=True needs a batched grad_output (a tensor) for "
+                           f"every output; got {len(gouts)} for {len(outs)} outputs")
+    batch = {g.shape[0] if g.dim() > 0 else None for g in gouts}
+    if None in batch or len(batch) != 1:
+        raise RuntimeError("grad: with is_grads_batched=True every grad_output must have the same "
+                           f"batch size in its first dimension; got shapes {[tuple(g.shape) for g in gouts]}")
+    (size,) = batch
+    rows = []
+    for b in range(size):
+        keep = True if b < size - 1 else retain_graph
+        rows.append(grad(outs, inputs, [g[b] for g in gouts], retain_graph=keep, create_graph=create_graph,
+                         allow_unused=allow_unused, materialize_grads=materialize_grads))
+    n_inputs = len(_tensors(inputs))
+    if size == 0:
+        return tuple(_C.zeros((0,) + tuple(i.shape), dtype=i.dtype, device=i.device)
+                     for i in _tensors(inputs))
+    return tuple(None if rows[0][k] is None else _C.stack([r[k] for r in rows]) for k in range(n_inputs))
+
+
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """The gradients of outputs with respect to inputs, as a tuple (torch.autograd.grad).
 
     only_inputs is accepted and ignored, as PyTorch ignores it (deprecated there).
-    is_grads_batched=True needs vmap, which ember does not have: NotImplementedError."""
+    is_grads_batched=True: the first dim of every grad_output is a batch; the result is
+    each input's gradient for every row, stacked (one backward pass per row, where
+    PyTorch batches them with vmap: the same values)."""
     del only_inputs
     if is_grads_batched:
-        raise NotImplementedError("ember.autograd.grad: is_grads_batched=True needs vmap, which ember "
-                                  "does not have; call grad once per row of grad_outputs")
+        return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                             materialize_grads)
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
                          "but got: allow_unused=False.")
