@@ -22,11 +22,14 @@ def cases():
         b_np = np.random.default_rng(1).standard_normal(n).astype(np.float32)
         ea, eb, eo = ember.tensor(a_np), ember.tensor(b_np), ember.empty(n)
         ta, tb, to = torch.tensor(a_np), torch.tensor(b_np), torch.empty(n)
+        # (the tensors bound as defaults: a closure would see the last loop's)
         out += [
-            Case("out=", f"add [{n}]", lambda: ember.add(ea, eb), lambda: torch.add(ta, tb)),
-            Case("out=", f"add [{n}] out=", lambda: ember.add(ea, eb, out=eo), lambda: torch.add(ta, tb, out=to)),
-            Case("out=", f"exp [{n}]", lambda: ember.exp(ea), lambda: torch.exp(ta)),
-            Case("out=", f"exp [{n}] out=", lambda: ember.exp(ea, out=eo), lambda: torch.exp(ta, out=to)),
+            Case("out=", f"add [{n}]", lambda a=ea, b=eb: ember.add(a, b), lambda a=ta, b=tb: torch.add(a, b)),
+            Case("out=", f"add [{n}] out=", lambda a=ea, b=eb, o=eo: ember.add(a, b, out=o),
+                 lambda a=ta, b=tb, o=to: torch.add(a, b, out=o)),
+            Case("out=", f"exp [{n}]", lambda a=ea: ember.exp(a), lambda a=ta: torch.exp(a)),
+            Case("out=", f"exp [{n}] out=", lambda a=ea, o=eo: ember.exp(a, out=o),
+                 lambda a=ta, o=to: torch.exp(a, out=o)),
         ]
     return out
 

@@ -8,9 +8,22 @@
 // handler(fn, *args, **kwargs), which implements PyTorch's out= rules once for all
 // functions (python/ember/_out_variants.py says which).
 //
+// The fast path (an _OutVariant made with a `finish` callable): a call whose out is one
+// tensor and whose arguments are tensors and numbers, none requiring grad (or grad mode
+// off), is computed here, and when the result already fits out (same dtype, shape and
+// device, out not expanded nor partly overlapping an input) copied into out in C++;
+// otherwise the computed result goes to finish(result, out, args), the Python rules,
+// which never recompute it (a random op draws once). The ops whose out changes the
+// computation itself (factories, reductions taking out's dtype) get no finish.
+//
 // Attribute reads other than the wrapper's own (__name__, __doc__, __module__,
 // __qualname__, __text_signature__, ...) are forwarded to fn, so help() and
 // inspection see the wrapped function.
+#include <utility>
+#include <vector>
+
+#include <pybind11/detail/exception_translation.h>
+
 #include "bindings.h"
 
 namespace ember::python {
@@ -21,23 +34,139 @@ struct OutVariant {
   PyObject_HEAD
   PyObject* fn;       // the wrapped function
   PyObject* handler;  // called as handler(fn, *args, **kwargs) when `out` is given
+  PyObject* finish;   // finish(result, out, args) or nullptr: no fast path
   vectorcallfunc vectorcall;
 };
 
-bool has_out_keyword(PyObject* kwnames) {
-  if (kwnames == nullptr) return false;
+// The position of `out` among the keyword names, or -1.
+Py_ssize_t out_keyword_index(PyObject* kwnames) {
+  if (kwnames == nullptr) return -1;
   const Py_ssize_t n = PyTuple_GET_SIZE(kwnames);
   for (Py_ssize_t i = 0; i < n; ++i) {
     PyObject* name = PyTuple_GET_ITEM(kwnames, i);
-    if (PyUnicode_CompareWithASCIIString(name, "out") == 0) return true;
+    if (PyUnicode_CompareWithASCIIString(name, "out") == 0) return i;
   }
-  return false;
+  return -1;
+}
+
+// [first, last] bytes a non-empty tensor's elements occupy.
+std::pair<uintptr_t, uintptr_t> byte_range(const Tensor& t) {
+  auto first = reinterpret_cast<uintptr_t>(t.data_ptr());
+  int64_t span = 0;
+  for (int64_t d = 0; d < t.dim(); ++d) span += (t.size(d) - 1) * t.stride(d);
+  return {first, first + static_cast<uintptr_t>(span * t.element_size() + t.element_size() - 1)};
+}
+
+// Whether the fast path may take this call: the arguments (all but out) are tensors
+// that do not require grad (any, with grad mode off), numbers, None, strings or bools.
+bool fast_arguments(PyObject* const* args, Py_ssize_t n, Py_ssize_t out_at, const Tensor& out) {
+  const bool grad = is_grad_enabled();
+  if (grad && out.requires_grad()) return false;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    if (i == out_at) continue;
+    PyObject* a = args[i];
+    if (is_tensor(a)) {
+      if (grad && unwrap_tensor(a).requires_grad()) return false;
+    } else if (!(PyLong_Check(a) || PyFloat_Check(a) || a == Py_None || PyUnicode_Check(a))) {
+      return false;  // lists (cat), dtypes, generators, ...: the Python rules
+    }
+  }
+  return true;
+}
+
+// Whether result can be copied into out as it is: the same dtype, shape and device, out
+// not expanded, and out not partly overlapping a tensor argument.
+bool fits_directly(const Tensor& result, const Tensor& out, PyObject* const* args, Py_ssize_t n,
+                   Py_ssize_t out_at) {
+  if (result.dtype() != out.dtype() || result.device() != out.device() || result.sizes() != out.sizes())
+    return false;
+  if (out.numel() == 0) return true;
+  for (int64_t d = 0; d < out.dim(); ++d)
+    if (out.stride(d) == 0 && out.size(d) > 1) return false;
+  const auto [o_first, o_last] = byte_range(out);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    if (i == out_at || !is_tensor(args[i])) continue;
+    const Tensor& t = unwrap_tensor(args[i]);
+    if (t.numel() == 0 || t.device() != out.device() || t.is_same(out)) continue;
+    const auto [first, last] = byte_range(t);
+    if (first > o_last || o_first > last) continue;
+    const bool same = t.data_ptr() == out.data_ptr() && t.sizes() == out.sizes() &&
+                      t.strides() == out.strides() && t.dtype() == out.dtype();
+    if (!same) return false;
+  }
+  return true;
+}
+
+// The fast path, nullptr with an error set, or nullptr without one: not taken (no work done).
+PyObject* fast_out_call(OutVariant* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames,
+                        Py_ssize_t out_kw, bool& taken) {
+  taken = false;
+  const Py_ssize_t nkw = PyTuple_GET_SIZE(kwnames);
+  const Py_ssize_t out_at = nargs + out_kw;
+  PyObject* out_obj = args[out_at];
+  if (self->finish == nullptr || !is_tensor(out_obj)) return nullptr;
+  const Tensor& out = unwrap_tensor(out_obj);
+  if (!fast_arguments(args, nargs + nkw, out_at, out)) return nullptr;
+  taken = true;
+  // fn(*args, **kwargs without out)
+  std::vector<PyObject*> call_args;
+  call_args.reserve(static_cast<size_t>(nargs + nkw));
+  for (Py_ssize_t i = 0; i < nargs + nkw; ++i)
+    if (i != out_at) call_args.push_back(args[i]);
+  PyObject* names = nullptr;
+  if (nkw > 1) {
+    names = PyTuple_New(nkw - 1);
+    if (names == nullptr) return nullptr;
+    for (Py_ssize_t i = 0, j = 0; i < nkw; ++i) {
+      if (i == out_kw) continue;
+      PyObject* name = PyTuple_GET_ITEM(kwnames, i);
+      Py_INCREF(name);
+      PyTuple_SET_ITEM(names, j++, name);
+    }
+  }
+  PyObject* result = PyObject_Vectorcall(self->fn, call_args.data(), static_cast<size_t>(nargs), names);
+  Py_XDECREF(names);
+  if (result == nullptr) return nullptr;
+  try {
+    if (is_tensor(result) && fits_directly(unwrap_tensor(result), out, args, nargs + nkw, out_at)) {
+      {
+        NoGradGuard no_grad;
+        Tensor target = out;
+        target.copy_(unwrap_tensor(result));
+      }
+      Py_DECREF(result);
+      Py_INCREF(out_obj);
+      return out_obj;
+    }
+  } catch (...) {
+    Py_DECREF(result);
+    py::detail::try_translate_exceptions();
+    return nullptr;
+  }
+  // finish(result, out, (args without out)): PyTorch's rules on the computed result.
+  PyObject* inputs = PyTuple_New(static_cast<Py_ssize_t>(call_args.size()));
+  if (inputs == nullptr) {
+    Py_DECREF(result);
+    return nullptr;
+  }
+  for (size_t i = 0; i < call_args.size(); ++i) {
+    Py_INCREF(call_args[i]);
+    PyTuple_SET_ITEM(inputs, static_cast<Py_ssize_t>(i), call_args[i]);
+  }
+  PyObject* finished = PyObject_CallFunctionObjArgs(self->finish, result, out_obj, inputs, nullptr);
+  Py_DECREF(inputs);
+  Py_DECREF(result);
+  return finished;
 }
 
 PyObject* out_variant_vectorcall(PyObject* self_obj, PyObject* const* args, size_t nargsf,
                                  PyObject* kwnames) {
   auto* self = reinterpret_cast<OutVariant*>(self_obj);
-  if (!has_out_keyword(kwnames)) return PyObject_Vectorcall(self->fn, args, nargsf, kwnames);
+  const Py_ssize_t out_kw = out_keyword_index(kwnames);
+  if (out_kw < 0) return PyObject_Vectorcall(self->fn, args, nargsf, kwnames);
+  bool taken = false;
+  PyObject* fast = fast_out_call(self, args, PyVectorcall_NARGS(nargsf), kwnames, out_kw, taken);
+  if (taken || fast != nullptr) return fast;
   // handler(fn, *args, **kwargs): prepend fn to the positional arguments.
   const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   const Py_ssize_t nkw = PyTuple_GET_SIZE(kwnames);
@@ -50,12 +179,14 @@ PyObject* out_variant_vectorcall(PyObject* self_obj, PyObject* const* args, size
 PyObject* out_variant_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   PyObject* fn = nullptr;
   PyObject* handler = nullptr;
-  static const char* names[] = {"fn", "handler", nullptr};
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO:_OutVariant", const_cast<char**>(names), &fn,
-                                   &handler))
+  PyObject* finish = Py_None;
+  static const char* names[] = {"fn", "handler", "finish", nullptr};
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|O:_OutVariant", const_cast<char**>(names), &fn,
+                                   &handler, &finish))
     return nullptr;
-  if (!PyCallable_Check(fn) || !PyCallable_Check(handler)) {
-    PyErr_SetString(PyExc_TypeError, "_OutVariant(fn, handler): both must be callable");
+  if (!PyCallable_Check(fn) || !PyCallable_Check(handler) || !(finish == Py_None || PyCallable_Check(finish))) {
+    PyErr_SetString(PyExc_TypeError, "_OutVariant(fn, handler, finish=None): fn and handler must be "
+                                     "callable, finish callable or None");
     return nullptr;
   }
   auto* self = reinterpret_cast<OutVariant*>(type->tp_alloc(type, 0));
@@ -64,6 +195,8 @@ PyObject* out_variant_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) 
   Py_INCREF(handler);
   self->fn = fn;
   self->handler = handler;
+  self->finish = finish == Py_None ? nullptr : finish;
+  Py_XINCREF(self->finish);
   self->vectorcall = out_variant_vectorcall;
   return reinterpret_cast<PyObject*>(self);
 }
@@ -72,6 +205,7 @@ int out_variant_traverse(PyObject* self_obj, visitproc visit, void* arg) {
   auto* self = reinterpret_cast<OutVariant*>(self_obj);
   Py_VISIT(self->fn);
   Py_VISIT(self->handler);
+  Py_VISIT(self->finish);
   return 0;
 }
 
@@ -79,6 +213,7 @@ int out_variant_clear(PyObject* self_obj) {
   auto* self = reinterpret_cast<OutVariant*>(self_obj);
   Py_CLEAR(self->fn);
   Py_CLEAR(self->handler);
+  Py_CLEAR(self->finish);
   return 0;
 }
 
@@ -130,7 +265,8 @@ PyTypeObject out_variant_type = [] {
   t.tp_getattro = out_variant_getattro;
   t.tp_repr = out_variant_repr;
   t.tp_getset = out_variant_getset;
-  t.tp_doc = "_OutVariant(fn, handler): fn, with calls that pass out= sent to handler(fn, *args, **kwargs)";
+  t.tp_doc = "_OutVariant(fn, handler, finish=None): fn, with calls that pass out= sent to "
+             "handler(fn, *args, **kwargs) (or computed here, then finish(result, out, args))";
   return t;
 }();
 

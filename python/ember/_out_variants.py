@@ -279,11 +279,25 @@ def _takes_out(fn) -> bool:
         return False
 
 
+# Ops whose out changes the computation before it runs: no fast path (csrc/out_variants.cpp).
+_BEFORE_COMPUTING = FACTORIES | DTYPE_FROM_OUT | {"nansum", "nanmean", "argsort"}
+
+
 def wrap(op: str, fn):
-    """fn, taking out= by call_with_out (fn itself when it takes out already)."""
+    """fn, taking out= by call_with_out (fn itself when it takes out already). Where out
+    does not change the computation, the C++ fast path computes the result and hands a
+    result that does not fit out as it is to _finish."""
     if isinstance(fn, _C._OutVariant) or _takes_out(fn):
         return fn
-    return _C._OutVariant(fn, functools.partial(_dispatch, op))
+    finish = None if op in _BEFORE_COMPUTING else functools.partial(_finish, op)
+    return _C._OutVariant(fn, functools.partial(_dispatch, op), finish)
+
+
+def _finish(op, result, out, inputs):
+    """Steps 4 and 5 for a result the C++ fast path computed (it checked steps 1 and 2)."""
+    if op in OUT_NEEDS_DIM and not isinstance(result, tuple):
+        raise TypeError(f'{op}() missing 1 required positional arguments: "dim"')
+    return write_outputs(op, result, out, inputs=inputs)
 
 
 def _dispatch(op, fn, *args, **kwargs):
