@@ -399,3 +399,32 @@ def test_function_list_is_torchs():
         if hasattr(ember, n):
             f_ = getattr(ember, n)
             assert isinstance(f_, ember._C._OutVariant) or "out" in inspect.signature(f_).parameters, n
+
+
+def test_random_op_with_out_draws_once():
+    """out= computes the result once: the same draw as without out, and the generator
+    advanced by one draw (an out of another dtype goes through the Python rules, which
+    must not compute again)."""
+    p = ember.full((4, 5), 0.5)
+    for out_dtype in (ember.float32, ember.float64):
+        ember.manual_seed(3)
+        plain = ember.bernoulli(p)
+        after_plain = ember.rand(3)
+        ember.manual_seed(3)
+        out = ember.empty(4, 5, dtype=out_dtype)
+        assert ember.bernoulli(p, out=out) is out
+        assert out.to(ember.float32).tolist() == plain.tolist()
+        assert ember.rand(3).tolist() == after_plain.tolist()
+
+
+def test_fast_path_refusals_write_nothing():
+    x = ember.arange(6.0)
+    before = x.clone()
+    with pytest.raises(RuntimeError, match="single memory location"):
+        ember.add(x[:5], 1, out=x[1:])
+    assert ember.equal(x, before)
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        ember.add(x, 1, out=ember.zeros(6, dtype=ember.int64))
+    y = ember.zeros(6, requires_grad=True)
+    with pytest.raises(RuntimeError, match="automatic differentiation"):
+        ember.add(y, 1, out=ember.zeros(6))
