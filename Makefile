@@ -12,7 +12,7 @@ BUILD ?= build
 VENV ?= .venv
 PY := $(VENV)/bin/python
 JOBS ?= $(shell nproc)
-APT_PACKAGES := cmake ninja-build g++ ccache libopenblas-dev libdnnl-dev catch2 nlohmann-json3-dev python3-venv
+APT_PACKAGES := cmake ninja-build g++ ccache libopenblas-dev libdnnl-dev catch2 nlohmann-json3-dev libgloo-dev python3-venv
 CMAKE_FLAGS ?=
 
 .PHONY: all deps venv build test test-cpp test-python demo bench sanitize fuzz fuzz-checkpoint clean

@@ -9,6 +9,7 @@ namespace ember::python {
 void bind_storage(py::module_& m);  // storage_bindings.cpp (ember.UntypedStorage's helpers)
 void bind_special_functions(py::module_& m, TensorClass& cls);  // special_functions.cpp
 void bind_profiler(py::module_& m);  // profiler.cpp (ember.profiler's recording)
+void bind_distributed(py::module_& m);  // distributed.cpp (ember.distributed's C++ half)
 void bind_out_variants(py::module_& m);  // out_variants.cpp (ember._C._OutVariant)
 }
 
@@ -47,6 +48,7 @@ PYBIND11_MODULE(_C, m) {
   bind_tensor_api(m, cls);
   bind_storage(m);
   bind_profiler(m);
+  bind_distributed(m);
   bind_out_variants(m);
   install_fast_calls(cls);  // last: it wraps bindings made above
 }

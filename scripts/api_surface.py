@@ -68,8 +68,8 @@ EXCLUDED = {
          r"|classproperty|get_file_path|prepare_multiprocessing_environment|profiler_\w+"
          r"|compiled_with_cxx11_abi|thread_safe_generator|hash_tensor|get_device_module)$",
          "PyTorch's own dispatcher and build internals"),
-        (r"^(Sym\w+|sym_\w+|compile|cond|while_loop)$",
-         "torch.compile and symbolic sizes (not in ember's scope)"),
+        (r"^(Sym\w+|sym_\w+|cond|while_loop)$",
+         "symbolic sizes and compiled control flow (not in ember's scope)"),
         (r"^(eig|lstsq|solve|symeig|matrix_rank|qr|cholesky|lobpcg|pca_lowrank|svd_lowrank)$",
          "removed or deprecated in PyTorch in favour of torch.linalg"),
         (r"^\w+_copy$", "the copy variants of views, made for graph compilers"),

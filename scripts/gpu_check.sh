@@ -48,6 +48,11 @@ stage() {
   strip -o gpu_carry/libember.so.0 "$build"/libember.so.0.*
   # The device's system libraries may be older than the ones these were linked against.
   cp -L /lib/x86_64-linux-gnu/libgomp.so.1 /lib/x86_64-linux-gnu/libstdc++.so.6 gpu_carry/fallback/
+  # Libraries the device has no Debian package for (Gloo and what it links: hiredis,
+  # ibverbs, libnl): carried beside libember.
+  ldd "$build"/libember.so.0 | awk '$3 ~ /^\// {print $3}' |
+    grep -v -E '/(libc|libm|libgcc_s|libstdc\+\+|libgomp|libpthread|libdl|librt)\.so' |
+    xargs -r -I{} cp -L {} gpu_carry/
   tar -czf gpu_pack/gpu_carry.tar.gz gpu_carry && rm -rf gpu_carry
   # What compiling the extension there needs besides the tree: the generated sources and
   # headers, and pybind11's headers (the device's Python may lack pybind11).

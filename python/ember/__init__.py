@@ -62,6 +62,8 @@ __version__ = "0.1.0"
 from . import amp  # noqa: E402,F401  (torch.amp.GradScaler)
 from . import distributions  # noqa: E402,F401  (torch.distributions: Categorical, Normal)
 from . import xpu  # noqa: E402,F401  (torch.xpu's queries: no Intel GPU backend)
+from ._compile import compile  # noqa: E402,F401,A001  (torch.compile's entry point, running eagerly)
+from . import compiler  # noqa: E402,F401
 from . import _torch_import_alias  # noqa: E402  (`import torch.nn` after `import ember as torch`)
 _torch_import_alias.install()
 
@@ -72,3 +74,4 @@ _out_variants.install(linalg, _out_variants.LINALG_FUNCTIONS, prefix="linalg_")
 _out_variants.install(special, _out_variants.SPECIAL_FUNCTIONS, prefix="special_")
 from . import func  # noqa: E402,F401  (ember.func: torch.func transforms; torch.vmap is func.vmap)
 from .func import vmap  # noqa: E402,F401
+from . import distributed  # noqa: E402,F401  (ember.distributed: process groups, collectives; docs/distributed.md)
