@@ -212,6 +212,38 @@ py::tuple bytes_of_buffer(py::handle obj, int64_t offset, int64_t nbytes) {
 
 }  // namespace
 
+// Tensor.view(dtype): the same bytes read as another dtype (torch's rules). With the
+// same element size the geometry is kept; with another, the last dim (stride 1) is
+// rescaled, and every other stride and the offset must stay whole numbers of elements.
+// Like a storage view it has no autograd history (torch's is not differentiable either).
+Tensor view_as_dtype(const Tensor& t, DType dtype) {
+  const int64_t from = t.element_size(), to = static_cast<int64_t>(itemsize(dtype));
+  IntList sizes(t.sizes().begin(), t.sizes().end()), strides(t.strides().begin(), t.strides().end());
+  if (from != to) {
+    const std::string what = detail::str(" to view ", dtype_name(t.dtype()), " as ", dtype_name(dtype),
+                                         " (different element sizes)");
+    EMBER_CHECK(t.dim() > 0, "self.dim() cannot be 0", what);
+    EMBER_CHECK(t.stride(-1) == 1, "self.stride(-1) must be 1", what, ", but got ", t.stride(-1));
+    if (to > from) {
+      const int64_t ratio = to / from;
+      EMBER_CHECK(t.size(-1) % ratio == 0, "self.size(-1) must be divisible by ", ratio, what,
+                  ", but got ", t.size(-1));
+      EMBER_CHECK(t.storage_offset() % ratio == 0, "self.storage_offset() must be divisible by ", ratio,
+                  what, ", but got ", t.storage_offset());
+      for (int64_t d = 0; d + 1 < t.dim(); ++d)
+        EMBER_CHECK(t.stride(d) % ratio == 0, "self.stride(", d, ") must be divisible by ", ratio, what,
+                    ", but got ", t.stride(d));
+      sizes.back() /= ratio;
+      for (int64_t d = 0; d + 1 < t.dim(); ++d) strides[d] /= ratio;
+    } else {
+      const int64_t ratio = from / to;
+      sizes.back() *= ratio;
+      for (int64_t d = 0; d + 1 < t.dim(); ++d) strides[d] *= ratio;
+    }
+  }
+  return view_of_storage(t.impl()->storage(), dtype, t.storage_offset() * from, sizes, strides);
+}
+
 void bind_storage(py::module_& m) {
   m.def("_storage_nbytes", [](const Tensor& t) { return static_cast<int64_t>(storage_of(t).nbytes()); });
   m.def("_storage_data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(storage_of(t).data()); });

@@ -3,6 +3,10 @@
 #include "bindings.h"
 
 namespace ember::python {
+Tensor view_as_dtype(const Tensor& t, DType dtype);  // storage_bindings.cpp
+}
+
+namespace ember::python {
 
 Tensor wrap_number(const Scalar& value) { return wrapped_scalar(value); }
 
@@ -165,10 +169,11 @@ TensorClass bind_tensor(py::module_& m) {
       })
       // views
       .def("view", [](const Tensor& t, py::args a) {
-        if (a.size() == 1 && py::isinstance<DType>(a[0]))
-          throw NotImplementedError("view(dtype) is not supported; use .to(dtype)");
+        if (a.size() == 1 && py::isinstance<DType>(a[0])) return view_as_dtype(t, a[0].cast<DType>());
         return t.view(shape_from_args(a, "view"));
       })
+      .def("view", [](const Tensor& t, DType dtype) { return view_as_dtype(t, dtype); }, py::kw_only(),
+           py::arg("dtype"))
       .def("reshape", [](const Tensor& t, py::args a) { return t.reshape(shape_from_args(a, "reshape")); })
       .def("expand", [](const Tensor& t, py::args a) { return t.expand(shape_from_args(a, "expand")); })
       .def("permute", [](const Tensor& t, py::args a) { return t.permute(shape_from_args(a, "permute")); })

@@ -385,8 +385,6 @@ _ACCIDENT = ("torch's AttributeError is an accident of its Python code (it calls
              "the str); ember's argument check raises TypeError, as torch does for wrong argument "
              "types elsewhere")
 KNOWN_MISMATCHES = {
-    "x.view(torch.int64)": "Tensor.view(dtype) (a bit reinterpretation) is not implemented in ember: "
-                           "NotImplementedError instead of torch's size check",
     "x[..., ...]": "torch accepts a second ellipsis with no defined meaning (x[..., 0, ...] on "
                    "[2, 3, 4] gives [2, 3]); ember raises numpy's IndexError for it",
     "x[[0.5]]": "torch silently truncates float indices in a list (a wrong row, no error); ember "
