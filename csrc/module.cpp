@@ -11,6 +11,7 @@ void bind_special_functions(py::module_& m, TensorClass& cls);  // special_funct
 void bind_profiler(py::module_& m);  // profiler.cpp (ember.profiler's recording)
 void bind_distributed(py::module_& m);  // distributed.cpp (ember.distributed's C++ half)
 void bind_out_variants(py::module_& m);  // out_variants.cpp (ember._C._OutVariant)
+void bind_saved_tensor_hooks(py::module_& m);  // saved_tensor_hooks.cpp (autograd.graph's hooks)
 }
 
 PYBIND11_MODULE(_C, m) {
@@ -50,5 +51,6 @@ PYBIND11_MODULE(_C, m) {
   bind_profiler(m);
   bind_distributed(m);
   bind_out_variants(m);
+  bind_saved_tensor_hooks(m);
   install_fast_calls(cls);  // last: it wraps bindings made above
 }

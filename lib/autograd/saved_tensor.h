@@ -1,11 +1,14 @@
 // SavedTensor: a tensor a backward formula needs, saved with its version so
 // that an in-place change before backward is caught (Note [Versions]).
 // An op's own output is saved without its history (the node would otherwise
-// own itself through it) and gets it back when unpacked.
+// own itself through it) and gets it back when unpacked. With a pack hook installed
+// (ember/saved_tensor_hooks.h), the hook's packed value is kept instead of the tensor,
+// and no version check is possible (as in PyTorch).
 #pragma once
 #include <memory>
 
 #include "ember/autograd.h"
+#include "ember/saved_tensor_hooks.h"
 
 namespace ember::autograd {
 
@@ -18,11 +21,18 @@ class SavedTensor {
   SavedTensor(const Tensor& t, bool is_output, uint32_t output_nr = 0);
   // `owner` is the node that saved it: the grad_fn restored on a saved output.
   Tensor unpack(const std::shared_ptr<Node>& owner) const;
-  void release() { data_ = Tensor(); released_ = true; }
+  void release() {
+    data_ = Tensor();
+    packed_.reset();
+    input_edge_ = Edge();
+    released_ = true;
+  }
   bool defined() const { return defined_; }
 
  private:
   Tensor data_;
+  std::shared_ptr<PackedTensor> packed_;  // set instead of data_ under a pack hook
+  Edge input_edge_;  // a packed input that requires grad: where its gradient goes
   uint64_t version_ = 0;
   uint32_t output_nr_ = 0;
   bool defined_ = false;

@@ -7,6 +7,7 @@ from .grad_mode import is_multithreading_enabled, set_multithreading_enabled  # 
 from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 from .gradcheck import gradcheck, gradgradcheck  # noqa: F401
 from . import profiler  # noqa: F401  (ember.autograd.profiler: the legacy profiler API)
+from . import graph  # noqa: F401  (ember.autograd.graph: saved-tensor hooks)
 
 
 def _tensors(x):
