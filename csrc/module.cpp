@@ -10,6 +10,7 @@ void bind_storage(py::module_& m);  // storage_bindings.cpp (ember.UntypedStorag
 void bind_special_functions(py::module_& m, TensorClass& cls);  // special_functions.cpp
 void bind_profiler(py::module_& m);  // profiler.cpp (ember.profiler's recording)
 void bind_distributed(py::module_& m);  // distributed.cpp (ember.distributed's C++ half)
+void bind_autocast(py::module_& m);  // autocast.cpp (ember.autocast's per-thread state)
 void bind_out_variants(py::module_& m);  // out_variants.cpp (ember._C._OutVariant)
 void bind_saved_tensor_hooks(py::module_& m);  // saved_tensor_hooks.cpp (autograd.graph's hooks)
 }
@@ -50,6 +51,7 @@ PYBIND11_MODULE(_C, m) {
   bind_storage(m);
   bind_profiler(m);
   bind_distributed(m);
+  bind_autocast(m);
   bind_out_variants(m);
   bind_saved_tensor_hooks(m);
   install_fast_calls(cls);  // last: it wraps bindings made above

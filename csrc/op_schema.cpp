@@ -71,6 +71,7 @@ py::list op_schemas() {
                                                          : "none";
     row["onnx"] = opt_str(s.onnx);
     row["autocast"] = opt_str(s.autocast);
+    row["autocast_cpu"] = opt_str(s.autocast_cpu);
     row["inputs"] = arg_list(s.inputs, s.num_inputs);
     row["attrs"] = arg_list(s.attrs, s.num_attrs);
     row["num_outputs"] = s.num_outputs >= 0 ? py::object(py::int_(s.num_outputs)) : py::object(py::none());

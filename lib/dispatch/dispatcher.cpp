@@ -1,4 +1,8 @@
 #include "dispatch/dispatcher.h"
+#include "dispatch/autocast_hook.h"
+
+#include <atomic>
+
 #include "core/cuda_launch_blocking.h"
 #include "dispatch/kernel_lookup.h"
 #include "dispatch/op_ids/core.h"
@@ -14,6 +18,23 @@ namespace {
 KernelFn g_kernels[kOpCapacity][kNumDeviceTypes] = {};
 LayerFn g_tracer_layer = nullptr;
 LayerFn g_autograd_layer = nullptr;
+LayerFn g_autocast_layer = nullptr;
+// The off path tests a plain global first: the number of threads whose autocast state is
+// on (a thread-local read in a shared library is a call to __tls_get_addr).
+std::atomic<int> g_autocast_threads{0};
+// This thread's autocast state is on; a thread that ends so gives its count back.
+struct ThreadAutocastEnabled {
+  bool on = false;
+  ~ThreadAutocastEnabled() {
+    if (on) g_autocast_threads.fetch_sub(1, std::memory_order_relaxed);
+  }
+};
+thread_local ThreadAutocastEnabled t_autocast_enabled;
+thread_local bool t_autocast_active = false;   // ...and the layer is not suspended
+inline bool autocast_layer_on() {
+  return __builtin_expect(g_autocast_threads.load(std::memory_order_relaxed) != 0, 0) &&
+         t_autocast_active;
+}
 bool g_always_autograd[kOpCapacity] = {};
 
 // The device every tensor input is on. A 0-dim CPU tensor may join tensors of
@@ -56,6 +77,21 @@ void set_host_read_hook(HostReadFn fn) { g_host_read_hook = fn; }
 
 void set_tracer_layer(LayerFn fn) { g_tracer_layer = fn; }
 void set_autograd_layer(LayerFn fn) { g_autograd_layer = fn; }
+void set_autocast_layer(LayerFn fn) { g_autocast_layer = fn; }
+void set_autocast_active(bool on) {
+  on = on && g_autocast_layer;
+  if (on != t_autocast_enabled.on) {
+    g_autocast_threads.fetch_add(on ? 1 : -1, std::memory_order_relaxed);
+    t_autocast_enabled.on = on;
+  }
+  t_autocast_active = on;
+}
+bool exchange_autocast_active(bool on) {
+  bool was = t_autocast_active;
+  t_autocast_active = on && t_autocast_enabled.on;
+  return was;
+}
+bool autocast_active() { return autocast_layer_on(); }
 void route_to_autograd_layer(OpId op) { g_always_autograd[static_cast<int>(op)] = true; }
 
 void register_kernel(OpId op, DeviceType device, KernelFn fn) {
@@ -71,12 +107,21 @@ bool has_kernel(OpId op, DeviceType device) {
 }
 
 namespace {
-inline void dispatch_layers(OpCall& call) {
+inline void dispatch_from_tracer(OpCall& call) {
   if (__builtin_expect(dispatch_state().tracing, 0) && g_tracer_layer) {
     g_tracer_layer(call);
     return;
   }
   dispatch_below_tracer(call);
+}
+
+// The autocast layer (lib/autocast) first: its casts are dispatched ops, traced and recorded.
+inline void dispatch_layers(OpCall& call) {
+  if (autocast_layer_on()) {
+    g_autocast_layer(call);
+    return;
+  }
+  dispatch_from_tracer(call);
 }
 
 // Out of line, so that dispatch() sets up no frame for the profiler's range when it is off.
@@ -91,6 +136,8 @@ void dispatch(OpCall& call) {
   if (__builtin_expect(profiler::detail::enabled(), 0)) return dispatch_profiled(call);
   dispatch_layers(call);
 }
+
+void dispatch_below_autocast(OpCall& call) { dispatch_from_tracer(call); }
 
 void dispatch_below_tracer(OpCall& call) {
   if (g_autograd_layer && needs_autograd_layer(call)) {

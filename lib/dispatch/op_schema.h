@@ -60,7 +60,8 @@ struct OpSchema {
   DerivativeKind derivative;
   InvokerKind invoker;
   const char* onnx;      // nullptr: no 1:1 ONNX operator
-  const char* autocast;  // nullptr: not set
+  const char* autocast;      // the policy on CUDA (lib/autocast); nullptr: not set
+  const char* autocast_cpu;  // the policy on the CPU; nullptr: not set
   const char* shape;     // nullptr: not set
   const ArgSchema* inputs;
   uint8_t num_inputs;

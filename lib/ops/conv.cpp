@@ -1,6 +1,7 @@
 // Convolutions: the op functions of conv2d and conv_transpose2d (argument
 // checks with PyTorch's rules and messages, then dispatch) and the composite
 // conv1d (a conv2d over a height of 1).
+#include "autocast/autocast_policy.h"
 #include "dispatch/args/linalg.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/linalg.h"
@@ -23,10 +24,12 @@ void check_conv(const char* op, int64_t nd, const Tensor& input, const Tensor& w
               shape_str(input.sizes()));
   EMBER_CHECK(weight.dim() == nd + 2, op, ": expected weight to be ", nd + 2,
               "-D, but got weight of size ", shape_str(weight.sizes()));
-  EMBER_CHECK(input.dtype() == weight.dtype(), op,
+  // Inside an autocast region the dtypes that meet are the cast ones (lib/autocast).
+  DType input_t = autocast::input_dtype(opid::conv2d, input);
+  EMBER_CHECK(input_t == autocast::input_dtype(opid::conv2d, weight), op,
               ": expected input and weight to have the same dtype, but got ",
               dtype_name(input.dtype()), " and ", dtype_name(weight.dtype()));
-  EMBER_CHECK(!bias.defined() || bias.dtype() == input.dtype(), op,
+  EMBER_CHECK(!bias.defined() || autocast::input_dtype(opid::conv2d, bias) == input_t, op,
               ": expected bias to have the dtype of input (", dtype_name(input.dtype()),
               "), but got ", dtype_name(bias.dtype()));
   EMBER_CHECK_AS(NotImplementedError, input.dtype() != kBool, op, ": not implemented for dtype bool");

@@ -1,5 +1,6 @@
 // Matrix products: the op functions (argument checks, then dispatch) of mm,
 // bmm, mv, dot, addmm, and the composites matmul, outer and linear.
+#include "autocast/autocast_policy.h"
 #include "dispatch/args/linalg.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/linalg.h"
@@ -35,8 +36,10 @@ std::string dims_x(const Tensor& t) {
   return s;
 }
 
-void check_same_dtype(const char* op, const Tensor& a, const Tensor& b) {
-  EMBER_CHECK(a.dtype() == b.dtype(), op, ": expected m1 and m2 to have the same dtype, but got: ",
+// `kernel_op`: the dispatched op the operands reach; inside an autocast region their
+// dtypes are compared as that op's autocast policy casts them (lib/autocast).
+void check_same_dtype(const char* op, OpId kernel_op, const Tensor& a, const Tensor& b) {
+  EMBER_CHECK(autocast::input_dtype(kernel_op, a) == autocast::input_dtype(kernel_op, b), op, ": expected m1 and m2 to have the same dtype, but got: ",
               c_type_name(a.dtype()), " != ", c_type_name(b.dtype()));
   EMBER_CHECK_AS(NotImplementedError, a.dtype() != kBool, op, ": not implemented for dtype bool");
 }
@@ -122,7 +125,7 @@ Tensor mm(const Tensor& self, const Tensor& mat2) {
   check_matrix("mm", "self", self);
   check_matrix("mm", "mat2", mat2);
   if (self.size(1) != mat2.size(0)) throw_cannot_multiply("mm", self, mat2);
-  check_same_dtype("mm", self, mat2);
+  check_same_dtype("mm", opid::mm, self, mat2);
   OpCall call(opid::mm, {self, mat2});
   return dispatch_one(call);
 }
@@ -133,7 +136,7 @@ Tensor bmm(const Tensor& self, const Tensor& mat2) {
   EMBER_CHECK(self.size(0) == mat2.size(0) && self.size(2) == mat2.size(1),
               "bmm: batch1 and batch2 shapes cannot be multiplied (", dims_x(self), " and ",
               dims_x(mat2), ")");
-  check_same_dtype("bmm", self, mat2);
+  check_same_dtype("bmm", opid::bmm, self, mat2);
   OpCall call(opid::bmm, {self, mat2});
   return dispatch_one(call);
 }
@@ -143,7 +146,7 @@ Tensor mv(const Tensor& self, const Tensor& vec) {
               self.dim(), "-D and ", vec.dim(), "-D tensors");
   EMBER_CHECK(self.size(1) == vec.size(0), "mv: size mismatch, got mat (", dims_x(self), "), vec (",
               dims_x(vec), ")");
-  check_same_dtype("mv", self, vec);
+  check_same_dtype("mv", opid::mv, self, vec);
   OpCall call(opid::mv, {self, vec});
   return dispatch_one(call);
 }
@@ -167,8 +170,8 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
   check_matrix("addmm", "mat1", mat1);
   check_matrix("addmm", "mat2", mat2);
   if (mat1.size(1) != mat2.size(0)) throw_cannot_multiply("addmm", mat1, mat2);
-  check_same_dtype("addmm", mat1, mat2);
-  EMBER_CHECK(self.dtype() == mat2.dtype(), "addmm: self and mat2 must have the same dtype, but got ",
+  check_same_dtype("addmm", opid::addmm, mat1, mat2);
+  EMBER_CHECK(autocast::input_dtype(opid::addmm, self) == autocast::input_dtype(opid::addmm, mat2), "addmm: self and mat2 must have the same dtype, but got ",
               dtype_name(self.dtype()), " and ", dtype_name(mat2.dtype()));
   DimVector target{mat1.size(0), mat2.size(1)};
   EMBER_CHECK(self.dim() <= 2 && broadcast_shapes(self.sizes(), target, "addmm") == target,
@@ -184,7 +187,11 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
               d1, "D and ", d2, "D");
   int64_t k2 = d2 == 1 ? other.size(0) : other.size(-2);
   if (self.size(-1) != k2) throw_cannot_multiply("matmul", self, other);
-  check_same_dtype("matmul", self, other);
+  // The op it reaches: dot, mv, mm or bmm (as below), whose autocast policy applies.
+  bool folds = d1 >= 3 && d2 <= 2 && leading_dims_fold(self);
+  OpId kernel_op = d2 == 1 ? (d1 == 1 ? opid::dot : d1 == 2 || folds ? opid::mv : opid::bmm)
+                           : (d1 <= 2 && d2 == 2) || folds ? opid::mm : opid::bmm;
+  check_same_dtype("matmul", kernel_op, self, other);
   if (d1 == 1 && d2 == 1) return dot(self, other);
   if (d1 == 2 && d2 == 1) return mv(self, other);
   if (d1 == 1 && d2 == 2) return mm(self.unsqueeze(0), other).squeeze(0);
@@ -214,7 +221,7 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
     Tensor wt = w.t();
     throw_cannot_multiply("linear", input, wt);
   }
-  check_same_dtype("linear", input, weight);
+  check_same_dtype("linear", opid::addmm, input, weight);
   // Output shape: input's leading dims, then out_features (none for a 1-d weight).
   DimVector shape = leading(input, 1);
   if (weight.dim() == 2) shape.push_back(w.size(0));
@@ -225,7 +232,8 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   auto shaped = [&](const Tensor& r) { return matrix ? r : r.view(out_shape); };
   Tensor x = matrix ? input : input.reshape({rows_of(input), input.size(-1)});
   if (!bias.defined()) return shaped(mm(x, w.t()));
-  EMBER_CHECK(bias.dtype() == input.dtype(), "linear: bias must have the dtype of input (",
+  EMBER_CHECK(autocast::input_dtype(opid::addmm, bias) == autocast::input_dtype(opid::addmm, input),
+              "linear: bias must have the dtype of input (",
               dtype_name(input.dtype()), "), got ", dtype_name(bias.dtype()));
   // A bias of the output's last dims broadcasts inside addmm; any other one is
   // expanded to the full output first.

@@ -1,6 +1,7 @@
 // Loss functions: argument checks (PyTorch's rules, messages and exception
 // kinds), dtype promotion, then one dispatched op each (kernels:
 // lib/cpu/loss_class.cpp, lib/cpu/loss_pointwise.cpp).
+#include "autocast/autocast_policy.h"
 #include "dispatch/args/nn.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn.h"
@@ -62,7 +63,9 @@ void check_class_weight(const Tensor& weight, const Tensor& input, bool same_dty
               shape_str(weight.sizes()));
   check_floating(weight, op, "weight");
   if (same_dtype)
-    EMBER_CHECK(weight.dtype() == input.dtype(), op, ": expected weight of dtype ",
+    // Inside an autocast region: as nll_loss and cross_entropy's policy (float32) casts them.
+    EMBER_CHECK(autocast::input_dtype(opid::nll_loss, weight) ==
+                    autocast::input_dtype(opid::nll_loss, input), op, ": expected weight of dtype ",
                 dtype_name(input.dtype()), " (the input's), got ", dtype_name(weight.dtype()));
 }
 
@@ -184,8 +187,10 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, const std::string& 
   EMBER_CHECK(delta > 0, "huber_loss: huber_loss does not support non-positive values for delta, got ", delta);
   Tensor out = pair_loss(opid::huber_loss, input, target, "huber_loss",
                          HuberLossArgs{.reduction = reduction_int(reduction), .delta = delta}.attrs());
-  // torch's huber_loss keeps the input's dtype (its other pointwise losses promote).
-  return out.dtype() == input.dtype() ? out : out.to(input.dtype());
+  // torch's huber_loss keeps the input's dtype (its other pointwise losses promote);
+  // inside an autocast region, the dtype autocast gave the input (float32).
+  DType keep = autocast::input_dtype(opid::huber_loss, input);
+  return out.dtype() == keep ? out : out.to(keep);
 }
 
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
@@ -198,7 +203,8 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
                     shape_str(target.sizes()), ") that is different to the input size (",
                     shape_str(input.sizes()), ") is deprecated. Please ensure they have the same size.");
   check_floating(input, op);
-  EMBER_CHECK(target.dtype() == input.dtype(), op, ": expected target of dtype ",
+  EMBER_CHECK(autocast::input_dtype(opid::binary_cross_entropy, target) ==
+                  autocast::input_dtype(opid::binary_cross_entropy, input), op, ": expected target of dtype ",
               dtype_name(input.dtype()), " (the input's), got ", dtype_name(target.dtype()));
   // Probabilities both: PyTorch checks them in its kernels, input first (NaN fails too).
   auto in_unit_interval = [](const Tensor& t) {

@@ -3,6 +3,7 @@
 // lib/cuda/nn/rnn_cell.cu; the per-element formulas: lib/kernels/rnn_cell_math.h). The
 // recurrent layers (rnn.cpp) run on them, so a step costs its matmul and one pass
 // instead of about ten ops.
+#include "autocast/autocast_policy.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn.h"
 #include "dispatch/op_ids/nn_backward.h"
@@ -27,7 +28,9 @@ int64_t check_gates_and_state(const Tensor& gates, const Tensor& c, const char* 
   const int64_t H = gates.size(1) / 4;
   EMBER_CHECK(c.dim() == 2 && c.size(0) == gates.size(0) && c.size(1) == H, op, ": expected c of "
               "shape [", gates.size(0), ", ", H, "] for gates ", describe(gates), ", got ", describe(c));
-  EMBER_CHECK(c.dtype() == gates.dtype(), op, ": expected c of dtype ", dtype_name(gates.dtype()),
+  // Inside an autocast region: as the row's policy casts them (lib/autocast).
+  EMBER_CHECK(autocast::input_dtype(opid::lstm_cell_fused, c) ==
+                  autocast::input_dtype(opid::lstm_cell_fused, gates), op, ": expected c of dtype ", dtype_name(gates.dtype()),
               " (the gates'), got ", dtype_name(c.dtype()));
   return H;
 }
@@ -40,10 +43,12 @@ void check_gru_operands(const Tensor& gx, const Tensor& gh, const Tensor& h, con
   check_floating(gx, op, "gx");
   EMBER_CHECK(gx.dim() == 2 && gx.size(1) % 3 == 0, op, ": expected gx of shape "
               "[batch, 3 * hidden_size], got ", describe(gx));
-  EMBER_CHECK(gh.sizes() == gx.sizes() && gh.dtype() == gx.dtype(), op, ": expected gh like gx (",
+  // Inside an autocast region the dtypes that meet are the cast ones (lib/autocast).
+  auto cast = [](const Tensor& t) { return autocast::input_dtype(opid::gru_cell_fused, t); };
+  EMBER_CHECK(gh.sizes() == gx.sizes() && cast(gh) == cast(gx), op, ": expected gh like gx (",
               describe(gx), "), got ", describe(gh));
   EMBER_CHECK(h.dim() == 2 && h.size(0) == gx.size(0) && h.size(1) == gx.size(1) / 3 &&
-                  h.dtype() == gx.dtype(),
+                  cast(h) == cast(gx),
               op, ": expected h of shape [", gx.size(0), ", ", gx.size(1) / 3, "] and dtype ",
               dtype_name(gx.dtype()), ", got ", describe(h));
 }

@@ -75,3 +75,10 @@ _out_variants.install(special, _out_variants.SPECIAL_FUNCTIONS, prefix="special_
 from . import func  # noqa: E402,F401  (ember.func: torch.func transforms; torch.vmap is func.vmap)
 from .func import vmap  # noqa: E402,F401
 from . import distributed  # noqa: E402,F401  (ember.distributed: process groups, collectives; docs/distributed.md)
+from . import cpu  # noqa: E402,F401  (ember.cpu.amp: torch.cpu.amp's autocast spelling)
+from .amp.autocast_mode import (  # noqa: E402,F401  (torch.autocast and its state functions; docs/amp.md)
+    autocast, autocast_decrement_nesting, autocast_increment_nesting, clear_autocast_cache,
+    get_autocast_cpu_dtype, get_autocast_dtype, get_autocast_gpu_dtype, is_autocast_available,
+    is_autocast_cache_enabled, is_autocast_cpu_enabled, is_autocast_enabled, set_autocast_cache_enabled,
+    set_autocast_cpu_dtype, set_autocast_cpu_enabled, set_autocast_dtype, set_autocast_enabled,
+    set_autocast_gpu_dtype)

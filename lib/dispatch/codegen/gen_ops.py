@@ -141,7 +141,7 @@ def emit_table(rows: list[sch.OpRow]) -> str:
             f"   {cpp_string(r.doc)},\n"
             f"   uint16_t({tags}), uint8_t({variants}), DerivativeKind::{camel(r.derivative)},\n"
             f"   InvokerKind::{camel(r.invoker)},\n"
-            f"   {cpp_string(r.onnx)}, {cpp_string(r.autocast)}, {cpp_string(r.shape)},\n"
+            f"   {cpp_string(r.onnx)}, {cpp_string(r.autocast)}, {cpp_string(r.autocast_cpu)}, {cpp_string(r.shape)},\n"
             f"   {ins}, {len(r.inputs)}, {ats}, {len(r.attrs)}, {n_out}}},\n")
     out.append("};\n\n}  // namespace ember\n")
     return "".join(out)

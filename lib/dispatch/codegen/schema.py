@@ -28,9 +28,11 @@ VARIANTS = {"function", "method", "inplace", "out"}
 TAGS = {"pointwise", "reduction", "view", "random", "nondeterministic", "inplace", "factory",
         "backward", "optimizer"}
 DERIVATIVES = {"formula", "view", "non_differentiable", "none"}
-AUTOCAST = {"lower_precision", "fp32", "promote"}
+# autocast: the policy on CUDA, autocast_cpu: on the CPU (torch keeps one list per device);
+# "banned" refuses the op inside a region (binary_cross_entropy on CUDA, as torch).
+AUTOCAST = {"lower_precision", "fp32", "promote", "banned"}
 INVOKERS = {"generated", "manual", "none"}
-FIELDS = {"func", "doc", "derivative", "grad", "invoker", "variants", "tags", "onnx", "autocast",
+FIELDS = {"func", "doc", "derivative", "grad", "invoker", "variants", "tags", "onnx", "autocast", "autocast_cpu",
           "shape", "kernel", "aliases", "function"}
 # A generated ("structured") op: kernel = {kind = ..., formula = ...} makes the
 # generator write its declaration, Tensor methods, op function, CPU and CUDA kernels
@@ -120,6 +122,7 @@ class OpRow:
     tags: list[str] = field(default_factory=list)
     onnx: str | None = None
     autocast: str | None = None
+    autocast_cpu: str | None = None
     shape: str | None = None
     # Derivative formulas (derivatives.yaml's): tensor input name -> a C++ expression
     # of its gradient. Empty: the formula row, if any, is hand-written.
@@ -288,8 +291,9 @@ def _row(entry: dict, group: str, index: int) -> OpRow:
         raise SchemaError(f"{where}: invoker must be one of {sorted(INVOKERS)}")
     if entry["invoker"] == "generated" and "function" not in variants:
         raise SchemaError(f"{where}: a generated invoker calls the function variant, which the row lacks")
-    if "autocast" in entry and entry["autocast"] not in AUTOCAST:
-        raise SchemaError(f"{where}: autocast must be one of {sorted(AUTOCAST)}")
+    for key in ("autocast", "autocast_cpu"):
+        if key in entry and entry[key] not in AUTOCAST:
+            raise SchemaError(f"{where}: {key} must be one of {sorted(AUTOCAST)}")
     if "random" in tags:
         last = [a.name for a in args if not a.is_tensor][-2:]
         if last != ["seed", "offset"]:
@@ -327,6 +331,7 @@ def _row(entry: dict, group: str, index: int) -> OpRow:
     return OpRow(name=name, group=group, func=entry["func"].strip(), args=args, returns=returns,
                  doc=entry["doc"].strip(), derivative=entry["derivative"], variants=list(variants),
                  tags=list(tags), onnx=entry.get("onnx"), autocast=entry.get("autocast"),
+                 autocast_cpu=entry.get("autocast_cpu"),
                  shape=entry.get("shape"), grad=dict(grad), invoker=entry["invoker"],
                  kernel=dict(kernel) if kernel else None, aliases=list(aliases), function=function)
 

@@ -1,6 +1,5 @@
-"""ember.amp: torch.amp's gradient scaler (loss scaling for float16 training).
-
-Autocast (running chosen ops in a lower precision inside a context) is not here: it
-needs a dispatcher layer that casts op inputs, which ember does not have yet.
-"""
+"""ember.amp (torch.amp): autocast (ops in a lower precision inside a region; the policy
+of each op is a field of its op schema row, docs/amp.md) and the gradient scaler (loss
+scaling for float16 training)."""
+from .autocast_mode import autocast, custom_bwd, custom_fwd, is_autocast_available  # noqa: F401
 from .grad_scaler import GradScaler, OptState  # noqa: F401
