@@ -1,8 +1,9 @@
 """ember.distributed: torch.distributed's process groups, stores and collectives.
 
 CPU tensors go over Gloo (libgloo-dev; is_gloo_available() says whether this build
-has it). DistributedDataParallel, NCCL for CUDA tensors and a launcher are not built
-yet: docs/distributed.md says what exists and how to start a job by hand.
+has it). DistributedDataParallel is ember.nn.parallel.DistributedDataParallel; the
+launcher is ``python -m ember.distributed.run``; NCCL for CUDA tensors is not built
+yet. docs/distributed.md says what exists.
 
     import ember.distributed as dist
     dist.init_process_group("gloo")  # env://: MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE

@@ -4,6 +4,7 @@ from .activation_extra import *  # noqa: F401,F403
 from .activation_extra import __all__ as _activation_extra_all
 from .attention import MultiheadAttention
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
+from .syncbatchnorm import SyncBatchNorm
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose2d
 from .dropout import Dropout
@@ -84,3 +85,4 @@ from .cross_map_lrn import CrossMapLRN2d  # noqa: E402
 
 __all__ += ["EmbeddingBag", "CTCLoss", "MultiLabelMarginLoss", "TripletMarginWithDistanceLoss",
             "AdaptiveLogSoftmaxWithLoss", "CrossMapLRN2d"]
+__all__ += ["SyncBatchNorm"]

@@ -113,4 +113,6 @@ def data_parallel(module, inputs, device_ids=None, output_device=None, dim=0, mo
     return module(*_move_to(inputs, src_device), **_move_to(module_kwargs or {}, src_device))
 
 
-__all__ = ["DataParallel", "data_parallel"]
+from .distributed import DistributedDataParallel  # noqa: E402
+
+__all__ = ["DataParallel", "DistributedDataParallel", "data_parallel"]
