@@ -9,6 +9,16 @@ import ember
 torch = pytest.importorskip("torch")
 
 
+@pytest.fixture(autouse=True)
+def _keep_torch_distribution_validation():
+    """torch.compile imports torch._dynamo, which turns off torch.distributions' default
+    argument validation for the whole process; other tests in this worker compare
+    with torch's validation, so it is put back."""
+    before = torch.distributions.Distribution._validate_args
+    yield
+    torch.distributions.Distribution.set_default_validate_args(before)
+
+
 def _models():
     ember.manual_seed(0)
     e = ember.nn.Sequential(ember.nn.Linear(4, 8), ember.nn.ReLU(), ember.nn.Linear(8, 2))
