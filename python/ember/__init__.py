@@ -83,5 +83,5 @@ from .amp.autocast_mode import (  # noqa: E402,F401  (torch.autocast and its sta
     set_autocast_cpu_dtype, set_autocast_cpu_enabled, set_autocast_dtype, set_autocast_enabled,
     set_autocast_gpu_dtype)
 # torch's top-level submodules (torch.random, torch.version, ...): docs/surface.md "Module paths".
-from . import functional, random, signal, storage, types, version  # noqa: E402,F401
+from . import functional, multiprocessing, random, signal, storage, testing, types, version  # noqa: E402,F401
 from .utils import checkpoint as _utils_checkpoint, hooks as _utils_hooks  # noqa: E402,F401  (torch.utils.checkpoint)
