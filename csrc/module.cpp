@@ -13,6 +13,7 @@ void bind_distributed(py::module_& m);  // distributed.cpp (ember.distributed's 
 void bind_autocast(py::module_& m);  // autocast.cpp (ember.autocast's per-thread state)
 void bind_out_variants(py::module_& m);  // out_variants.cpp (ember._C._OutVariant)
 void bind_saved_tensor_hooks(py::module_& m);  // saved_tensor_hooks.cpp (autograd.graph's hooks)
+void bind_conv_backend(py::module_& m);  // conv_backend.cpp (the CPU conv backend switch)
 }
 
 PYBIND11_MODULE(_C, m) {
@@ -54,5 +55,6 @@ PYBIND11_MODULE(_C, m) {
   bind_autocast(m);
   bind_out_variants(m);
   bind_saved_tensor_hooks(m);
+  bind_conv_backend(m);
   install_fast_calls(cls);  // last: it wraps bindings made above
 }

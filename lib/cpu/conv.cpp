@@ -9,7 +9,14 @@
 // images and the band stays in cache; images with small output planes are
 // stacked side by side instead, so each product is wide enough to run at full
 // speed. float16/bfloat16 compute in float32; integers use the reference gemm.
+//
+// float32 problems where oneDNN's primitives are faster (onednn::prefer_onednn,
+// measured thresholds in onednn_conv.cpp) run through them instead; conv_transpose2d
+// and conv2d_backward_input as oneDNN's backward-data. When oneDNN is missing or
+// rejects a problem, the im2col path below runs.
 #include "cpu/conv_common.h"
+#include "cpu/onednn_conv.h"
+#include "cpu/parallel.h"
 #include "dispatch/args/linalg.h"
 #include "dispatch/args/nn_backward.h"
 #include "dispatch/op_ids/linalg.h"
@@ -156,6 +163,43 @@ void conv_transpose2d_typed(const Tensor& x, const Tensor& w, const Tensor& bias
   });
 }
 
+// The oneDNN problem of a conv2d described by ConvArgs (image side = conv2d's input).
+onednn::Conv2dShape onednn_shape(const ConvArgs& a) {
+  const ConvGeometry& g = a.g;
+  return {a.batch, a.in_per_group * a.groups, g.height, g.width, a.out_per_group * a.groups, g.kh, g.kw,
+          g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, a.groups, g.out_h, g.out_w};
+}
+
+// conv_transpose2d / conv2d_backward_input (x on the column side, y on the image
+// side) as oneDNN's backward-data of the conv2d from y's shape to x's, then + bias.
+// False when the rule picks im2col or oneDNN rejects the problem (y untouched).
+bool transposed_through_onednn(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& y,
+                               const ConvArgs& a) {
+  // As a conv2d: input channels = the transposed conv's outputs, and back.
+  ConvArgs c = a;
+  std::swap(c.in_per_group, c.out_per_group);
+  c.g.channels = c.in_per_group;
+  onednn::Conv2dShape s = onednn_shape(c);
+  if (!onednn::prefer_onednn(s, onednn::ConvDirection::backward_data) ||
+      !onednn::conv2d_backward_data(s, static_cast<const float*>(x.data_ptr()), static_cast<const float*>(w.data_ptr()),
+                                    static_cast<float*>(y.data_ptr())))
+    return false;
+  if (bias.defined()) {
+    const float* b = static_cast<const float*>(bias.data_ptr());
+    float* yp = static_cast<float*>(y.data_ptr());
+    const int64_t cout = s.in_channels, plane = s.height * s.width;
+    parallel_for(0, a.batch * cout, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(plane, 1)),
+                 [&](int64_t i0, int64_t i1) {
+                   for (int64_t i = i0; i < i1; ++i) {
+                     float* row = yp + i * plane;
+                     const float bv = b[i % cout];
+                     for (int64_t l = 0; l < plane; ++l) row[l] += bv;
+                   }
+                 });
+  }
+  return true;
+}
+
 // conv2d: in input [N,C,H,W], weight [C_out, C/groups, kh, kw], bias? [C_out];
 // attrs stride, padding, dilation (pairs), groups. Arguments are checked by ember::conv2d.
 void conv2d_kernel(OpCall& call) {
@@ -168,7 +212,16 @@ void conv2d_kernel(OpCall& call) {
                       oh, ow)};
   run_conv(call, {x.size(0), w.size(0), oh, ow}, "conv2d", [&](auto tag, const Tensor& xc,
            const Tensor& wc, const Tensor& bc, const Tensor& y) {
-    conv2d_typed<decltype(tag)>(xc, wc, bc, y, a);
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, float>) {
+      onednn::Conv2dShape s = onednn_shape(a);
+      if (onednn::prefer_onednn(s, onednn::ConvDirection::forward) &&
+          onednn::conv2d_forward(s, static_cast<const float*>(xc.data_ptr()), static_cast<const float*>(wc.data_ptr()),
+                                 bc.defined() ? static_cast<const float*>(bc.data_ptr()) : nullptr,
+                                 static_cast<float*>(y.data_ptr())))
+        return;
+    }
+    conv2d_typed<T>(xc, wc, bc, y, a);
   });
 }
 
@@ -186,7 +239,11 @@ void conv_transpose2d_kernel(OpCall& call) {
              geometry(out_per_group, oh, ow, w, args.stride, args.padding, args.dilation, x.size(2), x.size(3))};
   run_conv(call, {x.size(0), out_per_group * args.groups, oh, ow}, "conv_transpose2d",
            [&](auto tag, const Tensor& xc, const Tensor& wc, const Tensor& bc, const Tensor& y) {
-             conv_transpose2d_typed<decltype(tag)>(xc, wc, bc, y, a);
+             using T = decltype(tag);
+             if constexpr (std::is_same_v<T, float>) {
+               if (transposed_through_onednn(xc, wc, bc, y, a)) return;
+             }
+             conv_transpose2d_typed<T>(xc, wc, bc, y, a);
            });
 }
 
@@ -202,7 +259,11 @@ void conv2d_backward_input_kernel(OpCall& call) {
                       args.dilation, go.size(2), go.size(3))};
   run_conv(call, args.input_size, "conv2d_backward_input",
            [&](auto tag, const Tensor& gc, const Tensor& wc, const Tensor& none, const Tensor& y) {
-             conv_transpose2d_typed<decltype(tag)>(gc, wc, none, y, a);
+             using T = decltype(tag);
+             if constexpr (std::is_same_v<T, float>) {
+               if (transposed_through_onednn(gc, wc, none, y, a)) return;
+             }
+             conv_transpose2d_typed<T>(gc, wc, none, y, a);
            });
 }
 

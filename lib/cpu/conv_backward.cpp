@@ -10,7 +10,11 @@
 // buffers would be too large (big weights: each product then has work enough
 // for all threads) or there are too few tasks, the images run one after
 // another with im2col and BLAS threaded.
+//
+// float32 problems where oneDNN's backward-weights primitive is faster
+// (onednn::prefer_onednn, onednn_conv.cpp) run through it instead.
 #include "cpu/conv_common.h"
+#include "cpu/onednn_conv.h"
 #include "cpu/parallel.h"
 #include "dispatch/args/nn_backward.h"
 #include "dispatch/op_ids/nn_backward.h"
@@ -104,6 +108,15 @@ void conv2d_backward_weight_kernel(OpCall& call) {
   run_conv(call, args.weight_size, "conv2d_backward_weight",
            [&](auto tag, const Tensor& gc, const Tensor& xc, const Tensor&, const Tensor& gw) {
              using T = decltype(tag);
+             if constexpr (std::is_same_v<T, float>) {
+               onednn::Conv2dShape s{x.size(0), x.size(1), x.size(2), x.size(3), args.weight_size[0], g.kh, g.kw,
+                                     g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, args.groups, g.out_h, g.out_w};
+               if (onednn::prefer_onednn(s, onednn::ConvDirection::backward_weights) &&
+                   onednn::conv2d_backward_weights(s, static_cast<const float*>(xc.data_ptr()),
+                                                   static_cast<const float*>(gc.data_ptr()),
+                                                   static_cast<float*>(gw.data_ptr())))
+                 return;
+             }
              conv2d_backward_weight_typed<T>(static_cast<const T*>(gc.data_ptr()),
                                              static_cast<const T*>(xc.data_ptr()),
                                              static_cast<T*>(gw.data_ptr()), a);
