@@ -100,7 +100,9 @@ bool BackwardCtx::needs_grad(size_t i) const {
 // ---- OpNode -------------------------------------------------------------------
 
 TensorList OpNode::apply(TensorList&& grads) {
-  EMBER_CHECK(!released_, kGraphFreedMessage);
+  // A second backward through a released node fails only where it reads a freed saved
+  // tensor (SavedTensor::unpack), as in PyTorch: x.expand(2, 3).sum() saves nothing,
+  // so it can be differentiated twice without retain_graph.
   EMBER_CHECK_AS(NotImplementedError, derivative_.fn, "the derivative for '", op_name(op_),
                  "' is not implemented");
   BackwardCtx ctx(*this, grads);

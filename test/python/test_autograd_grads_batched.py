@@ -44,3 +44,17 @@ def test_unused_input_and_bad_batches():
         assert gz is None and gx.tolist() == [[2.0, 0.0], [0.0, 2.0]]
         with pytest.raises(RuntimeError):
             lib.autograd.grad(x * 2, x, lib.ones(3, 5), is_grads_batched=True)
+
+
+def test_second_backward_without_retain_graph_as_torch():
+    """A second backward through released nodes fails only where it reads a freed saved
+    tensor: expand + sum save nothing (allowed twice in torch), mul saves its inputs."""
+    for lib in (ember, torch):
+        x = lib.ones(3, requires_grad=True)
+        y = x.expand(2, 3).sum()
+        assert lib.autograd.grad(y, x)[0].tolist() == [2.0, 2.0, 2.0]
+        assert lib.autograd.grad(y, x)[0].tolist() == [2.0, 2.0, 2.0]
+        z = (x * x).sum()
+        lib.autograd.grad(z, x)
+        with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+            lib.autograd.grad(z, x)
