@@ -20,6 +20,24 @@ void bind_types(py::module_& m) {
       .def_property_readonly("itemsize", [](DType t) { return itemsize(t); })
       .def_property_readonly("is_floating_point", [](DType t) { return is_floating(t); })
       .def_property_readonly("is_signed", [](DType t) { return is_signed(t); })
+      // ember has no complex dtypes: every dtype is real, and its own real dtype.
+      .def_property_readonly("is_complex", [](DType) { return false; })
+      .def("to_real", [](DType t) { return t; })
+      .def_property_readonly("abbr", [](DType t) {
+        switch (t) {
+          case kFloat32: return "f32";
+          case kFloat64: return "f64";
+          case kFloat16: return "f16";
+          case kBFloat16: return "bf16";
+          case kInt8: return "i8";
+          case kInt16: return "i16";
+          case kInt32: return "i32";
+          case kInt64: return "i64";
+          case kUInt8: return "u8";
+          case kBool: return "b8";
+          default: return "";
+        }
+      })
       .def("__reduce__", [](DType t) {
         return py::make_tuple(py::module_::import("ember").attr("_dtype_from_name"),
                               py::make_tuple(dtype_name(t)));
