@@ -140,6 +140,12 @@ void bind_tensor_device_methods(TensorClass& cls) {
 void bind_cuda(py::module_& m, TensorClass& cls) {
   py::module_ c = m.def_submodule("_cuda", "ember::cuda: CUDA devices, streams, events, memory");
   c.def("is_built", &cuda::is_built);
+  // The toolkit the build compiled against ("12.4"), or None (ember.version.cuda).
+#ifdef EMBER_CUDA_VERSION
+  c.attr("toolkit_version") = EMBER_CUDA_VERSION;
+#else
+  c.attr("toolkit_version") = py::none();
+#endif
   c.def("is_available", &cuda::is_available);
   c.def("device_count", &cuda::device_count);
   c.def("current_device", &cuda::current_device);

@@ -61,6 +61,11 @@ def test_version_fields():
     assert v.hip is None and v.rocm is None and v.xpu is None
     assert v.git_version == "Unknown" and v.debug is False
     assert v.cuda is None or isinstance(v.cuda, str)
+    # built with CUDA: the toolkit as "major.minor" (torch.version.cuda's form)
+    assert (v.cuda is not None) == ember.cuda.is_built()
+    if v.cuda is not None:
+        major, minor = v.cuda.split(".")
+        assert major.isdigit() and minor.isdigit()
 
 
 def test_types_aliases():
