@@ -1,5 +1,8 @@
 #include "autograd/nodes.h"
 
+#include <algorithm>
+#include <vector>
+
 #include <atomic>
 #include <cctype>
 
@@ -165,6 +168,44 @@ Tensor AccumulateGrad::run_leaf_hooks(const Tensor& leaf, Tensor grad) {
   return grad;
 }
 
+namespace {
+
+// Whether t's elements are each stored once, without gaps (any order of dims).
+bool dense_and_non_overlapping(const Tensor& t) {
+  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size) of the dims of size > 1
+  for (int64_t d = 0; d < t.dim(); ++d)
+    if (t.size(d) != 1) dims.emplace_back(t.stride(d), t.size(d));
+  std::sort(dims.begin(), dims.end());
+  int64_t expected = 1;
+  for (const auto& [stride, size] : dims) {
+    if (size == 0) return true;
+    if (stride != expected) return false;
+    expected *= size;
+  }
+  return true;
+}
+
+// PyTorch's layout contract for .grad: the leaf's strides where the leaf is dense and
+// non-overlapping, contiguous otherwise.
+bool obeys_layout_of(const Tensor& grad, const Tensor& leaf) {
+  if (!dense_and_non_overlapping(leaf)) return grad.is_contiguous();
+  if (!dense_and_non_overlapping(grad)) return false;
+  for (int64_t d = 0; d < grad.dim(); ++d)
+    if (grad.size(d) != 1 && grad.stride(d) != leaf.stride(d)) return false;
+  return true;
+}
+
+Tensor copy_with_layout_of(const Tensor& grad, const Tensor& leaf) {
+  if (!dense_and_non_overlapping(leaf)) return grad.contiguous().is_same(grad) ? grad.clone() : grad.contiguous();
+  Tensor out = empty_strided(IntList(leaf.sizes().begin(), leaf.sizes().end()),
+                             IntList(leaf.strides().begin(), leaf.strides().end()),
+                             TensorOptions().dtype(grad.dtype()).device(grad.device()));
+  out.copy_(grad);
+  return out;
+}
+
+}  // namespace
+
 TensorList AccumulateGrad::apply(TensorList&& grads) {
   if (grads.empty() || !grads[0].defined()) return {};
   Tensor grad = run_leaf_hooks(leaf_, grads[0]);
@@ -172,9 +213,12 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
   if (is_grad_enabled()) {  // create_graph: keep the gradient's own history
     m.grad = m.grad.defined() ? m.grad + grad : grad;
   } else if (!m.grad.defined()) {
-    // The gradient may be a tensor the caller still holds (the seed of backward):
-    // .grad gets its own copy then, as in PyTorch.
-    m.grad = grad.impl()->use_count() > 2 ? grad.clone() : detach(grad);
+    // The gradient may be a tensor the caller still holds (the seed of backward), or
+    // a view whose layout a later accumulation cannot write into (sum's backward
+    // gives an expanded tensor): .grad gets its own copy then, laid out as the leaf,
+    // as in PyTorch.
+    m.grad = grad.impl()->use_count() > 2 || !obeys_layout_of(grad, leaf_) ? copy_with_layout_of(grad, leaf_)
+                                                                           : detach(grad);
   } else {
     m.grad.add_(grad);
   }

@@ -58,3 +58,18 @@ def test_second_backward_without_retain_graph_as_torch():
         lib.autograd.grad(z, x)
         with pytest.raises(RuntimeError, match="backward through the graph a second time"):
             lib.autograd.grad(z, x)
+
+
+def test_accumulated_grad_takes_the_leafs_layout():
+    """sum's backward gives an expanded gradient; .grad gets its own dense copy laid out
+    as the leaf (torch's layout contract), so a second backward accumulates into it."""
+    for lib in (ember, torch):
+        loc = lib.zeros(3, requires_grad=True)
+        for _ in range(2):
+            (loc + lib.ones(3)).sum().backward()
+        assert loc.grad.tolist() == [2.0, 2.0, 2.0] and loc.grad.stride() == (1,)
+        w = lib.zeros(4, 3).t().requires_grad_()
+        (w * 2).sum().backward()
+        assert w.grad.stride() == w.stride()
+        (w * 2).sum().backward()
+        assert w.grad.tolist() == [[4.0] * 4] * 3

@@ -53,10 +53,15 @@ def test_steady_loop_makes_no_raw_allocations_after_its_first_iteration():
 
 
 def test_empty_cache_returns_cached_blocks():
+    # Free memory that stays reserved after empty_cache sits in segments that live
+    # tensors partly use; other tests in this process may hold some, so the measure is
+    # relative to what is left before this test's own allocation.
+    ember.empty_cache()
+    before = stats()
+    held = before["reserved_bytes"] - before["allocated_bytes"]
     t = ember.empty(1 << 22)
     del t
     assert stats()["reserved_bytes"] > stats()["allocated_bytes"]
     ember.empty_cache()
     s = stats()
-    # what is still reserved is held by live tensors (partially used segments)
-    assert s["reserved_bytes"] - s["allocated_bytes"] < 4 * (1 << 20)
+    assert s["reserved_bytes"] - s["allocated_bytes"] <= held + (1 << 20)
