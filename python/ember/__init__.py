@@ -60,7 +60,7 @@ short = int16
 __version__ = "0.1.0"
 
 from . import amp  # noqa: E402,F401  (torch.amp.GradScaler)
-from . import distributions  # noqa: E402,F401  (torch.distributions: Categorical, Normal)
+from . import distributions  # noqa: E402,F401  (torch.distributions; docs/distributions.md)
 from . import xpu  # noqa: E402,F401  (torch.xpu's queries: no Intel GPU backend)
 from ._compile import compile  # noqa: E402,F401,A001  (torch.compile's entry point, running eagerly)
 from . import compiler  # noqa: E402,F401
@@ -82,6 +82,6 @@ from .amp.autocast_mode import (  # noqa: E402,F401  (torch.autocast and its sta
     is_autocast_cache_enabled, is_autocast_cpu_enabled, is_autocast_enabled, set_autocast_cache_enabled,
     set_autocast_cpu_dtype, set_autocast_cpu_enabled, set_autocast_dtype, set_autocast_enabled,
     set_autocast_gpu_dtype)
-# torch's top-level submodules (torch.random, torch.version, ...): docs/surface.md "Module paths".
+# torch's top-level submodules (torch.multiprocessing, torch.testing, ...): docs/surface.md "Module paths".
 from . import functional, multiprocessing, random, signal, storage, testing, types, version  # noqa: E402,F401
 from .utils import checkpoint as _utils_checkpoint, hooks as _utils_hooks  # noqa: E402,F401  (torch.utils.checkpoint)

@@ -1,32 +1,18 @@
 """torch.distributions.Normal: independent Gaussians with mean `loc`, deviation `scale`."""
 import math
-from numbers import Number
 
-from .distribution import Distribution, _ember
+from . import constraints
+from .distribution import Distribution, _ember, as_tensors
 
 
 class Normal(Distribution):
     has_rsample = True
-    _constraint_names = {"loc": "Real()", "scale": "GreaterThan(lower_bound=0.0)"}
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
 
     def __init__(self, loc, scale, validate_args=None):
-        ember = _ember()
-        if isinstance(loc, Number) and isinstance(scale, Number):
-            batch_shape = ember.Size()
-            loc = ember.tensor(float(loc))
-            scale = ember.tensor(float(scale))
-        else:
-            if isinstance(loc, Number):
-                loc = ember.tensor(float(loc), dtype=scale.dtype, device=scale.device)
-            if isinstance(scale, Number):
-                scale = ember.tensor(float(scale), dtype=loc.dtype, device=loc.device)
-            loc, scale = ember.broadcast_tensors(loc, scale)
-            batch_shape = loc.size()
-        self.loc, self.scale = loc, scale
-        super().__init__(batch_shape, validate_args=validate_args)
-
-    def _parameter_checks(self):
-        return {"loc": lambda v: v == v, "scale": lambda v: v > 0}
+        self.loc, self.scale = as_tensors(loc, scale)
+        super().__init__(self.loc.size(), validate_args=validate_args)
 
     @property
     def mean(self):
@@ -55,14 +41,6 @@ class Normal(Distribution):
         shape = self._extended_shape(sample_shape)
         eps = ember.randn(shape, dtype=self.loc.dtype, device=self.loc.device)
         return self.loc + eps * self.scale
-
-    def _validate_sample(self, value):
-        super()._validate_sample(value)
-        ember = _ember()
-        if not bool((value == value).all()):
-            raise ValueError(f"Expected value argument ({type(value).__name__} of shape {tuple(value.shape)}) "
-                             f"to be within the support (Real()) of the distribution {self!r}, but found "
-                             f"invalid values:\n{value}")
 
     def log_prob(self, value):
         if self._validate_args:
