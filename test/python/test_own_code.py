@@ -22,8 +22,6 @@ torch = pytest.importorskip("torch")
 MAX_RUN = 12
 ROOT = pathlib.Path(__file__).resolve().parents[2] / "python" / "ember"
 KNOWN = {  # file: the longest run when the check was added (2026-11-29)
-    "profiler/_events.py": 16,
-    "nn/utils/spectral_norm.py": 16,
     "nn/modules/embedding_bag.py": 16,
     "optim/lr_scheduler.py": 14,
     "optim/swa_utils.py": 13,

@@ -177,34 +177,23 @@ class FunctionEventAvg(_TimeStrings):
         self.is_user_annotation = False
         self.flops = 0
 
+    # What the first event added decides about the group, and what every event adds to.
+    _TAKEN_FROM_FIRST = ("key", "node_id", "is_async", "is_remote", "cpu_parent", "cpu_children",
+                         "overload_name", "input_shapes", "stack", "scope", "device_type", "is_legacy",
+                         "use_device", "is_user_annotation")
+    _SUMMED = ("cpu_time_total", "device_time_total", "self_cpu_time_total", "self_device_time_total",
+               "cpu_memory_usage", "device_memory_usage", "self_cpu_memory_usage",
+               "self_device_memory_usage", "count", "flops")
+
     def add(self, other):
+        """Adds other (an event of the same key) into this average."""
         if self.key is None:
-            self.key = other.key
-            self.node_id = other.node_id
-            self.is_async = other.is_async
-            self.is_remote = other.is_remote
-            self.cpu_parent = other.cpu_parent
-            self.cpu_children = other.cpu_children
-            self.overload_name = other.overload_name
-            self.input_shapes = other.input_shapes
-            self.stack = other.stack
-            self.scope = other.scope
-            self.device_type = other.device_type
-            self.is_legacy = other.is_legacy
-            self.use_device = other.use_device
-            self.is_user_annotation = other.is_user_annotation
+            for field in self._TAKEN_FROM_FIRST:
+                setattr(self, field, getattr(other, field))
         if other.key != self.key:
             raise ValueError(f"FunctionEventAvg.add: keys differ: {other.key} vs {self.key}")
-        self.cpu_time_total += other.cpu_time_total
-        self.device_time_total += other.device_time_total
-        self.self_cpu_time_total += other.self_cpu_time_total
-        self.self_device_time_total += other.self_device_time_total
-        self.cpu_memory_usage += other.cpu_memory_usage
-        self.device_memory_usage += other.device_memory_usage
-        self.self_cpu_memory_usage += other.self_cpu_memory_usage
-        self.self_device_memory_usage += other.self_device_memory_usage
-        self.count += other.count
-        self.flops += other.flops
+        for field in self._SUMMED:
+            setattr(self, field, getattr(self, field) + getattr(other, field))
         return self
 
     def __iadd__(self, other):

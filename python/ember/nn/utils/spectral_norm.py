@@ -162,21 +162,23 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
     return module
 
 
+def _hook_key(hooks, kind, name, owner=lambda hook: hook):
+    """The key of the first hook in hooks (a dict) of type kind whose (owner's) name is name."""
+    return next((key for key, hook in hooks.items()
+                 if isinstance(hook, kind) and owner(hook).name == name), None)
+
+
 def remove_spectral_norm(module, name="weight"):
     """Turns the spectrally normalized <name> back into one plain Parameter."""
-    for k, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, SpectralNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[k]
-            break
-    else:
+    key = _hook_key(module._forward_pre_hooks, SpectralNorm, name)
+    if key is None:
         raise ValueError(f"spectral_norm of '{name}' not found in {module}")
-    for k, hook in module._state_dict_hooks.items():
-        if isinstance(hook, SpectralNormStateDictHook) and hook.fn.name == name:
-            del module._state_dict_hooks[k]
-            break
-    for k, hook in module._load_state_dict_pre_hooks.items():
-        if isinstance(hook, SpectralNormLoadStateDictPreHook) and hook.fn.name == name:
-            del module._load_state_dict_pre_hooks[k]
-            break
+    module._forward_pre_hooks[key].remove(module)
+    del module._forward_pre_hooks[key]
+    # The state-dict hooks that spectral_norm added for this name go with it.
+    for hooks, kind in ((module._state_dict_hooks, SpectralNormStateDictHook),
+                        (module._load_state_dict_pre_hooks, SpectralNormLoadStateDictPreHook)):
+        key = _hook_key(hooks, kind, name, owner=lambda hook: hook.fn)
+        if key is not None:
+            del hooks[key]
     return module
