@@ -27,7 +27,6 @@ KNOWN = {  # file: the longest run when the check was added (2026-11-29)
     "optim/swa_utils.py": 13,
     "optim/_lr_scheduler_compose.py": 13,
     "nn/init.py": 13,
-    "utils/checkpoint.py": 12,
 }
 
 

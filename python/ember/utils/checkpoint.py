@@ -450,19 +450,24 @@ def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwar
     if kwargs:
         raise ValueError("Unexpected keyword arguments: " + ",".join(arg for arg in kwargs))
 
-    def run_function(start, end, functions):
-        def forward(input):
-            for j in range(start, end + 1):
-                input = functions[j](input)
-            return input
-        return forward
+    stages = list(functions.children()) if isinstance(functions, ember.nn.Sequential) else list(functions)
 
-    if isinstance(functions, ember.nn.Sequential):
-        functions = list(functions.children())
-    segment_size = len(functions) // segments
-    end = -1
-    for start in range(0, segment_size * (segments - 1), segment_size):
-        end = start + segment_size - 1
-        input = checkpoint(run_function(start, end, functions), input, use_reentrant=use_reentrant,
+    def chain(part):
+        def run(value):
+            for stage in part:
+                value = stage(value)
+            return value
+        return run
+
+    # segments - 1 checkpointed chunks of len // segments stages each; the rest (the
+    # remainder included) runs normally, as torch splits them.
+    per_chunk = len(stages) // segments
+    if per_chunk == 0:  # torch fails here too (a ValueError from its range step)
+        raise ValueError(f"checkpoint_sequential: {segments} segments for {len(stages)} functions; "
+                         "each segment needs at least one")
+    done = 0
+    for _ in range(segments - 1):
+        input = checkpoint(chain(stages[done:done + per_chunk]), input, use_reentrant=use_reentrant,
                            preserve_rng_state=preserve)
-    return run_function(end + 1, len(functions) - 1, functions)(input)
+        done += per_chunk
+    return chain(stages[done:])(input)
