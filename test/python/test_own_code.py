@@ -26,7 +26,6 @@ KNOWN = {  # file: the longest run when the check was added (2026-11-29)
     "optim/lr_scheduler.py": 14,
     "optim/swa_utils.py": 13,
     "optim/_lr_scheduler_compose.py": 13,
-    "nn/init.py": 13,
 }
 
 

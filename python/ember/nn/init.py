@@ -250,28 +250,23 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     return tensor
 
 
-def _make_deprecate(meth):
-    new_name = meth.__name__
-    old_name = new_name[:-1]
+def _deprecated_alias(in_place):
+    """The old spelling without the trailing underscore: warns (FutureWarning, as torch)
+    and calls the in-place initializer."""
+    current = in_place.__name__
+    old = current.rstrip("_")
 
-    def deprecated_init(*args, **kwargs):
-        warnings.warn(f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{new_name}`.",
+    def alias(*args, **kwargs):
+        warnings.warn(f"`nn.init.{old}` is now deprecated in favor of `nn.init.{current}`.",
                       FutureWarning, stacklevel=2)
-        return meth(*args, **kwargs)
+        return in_place(*args, **kwargs)
 
-    deprecated_init.__doc__ = f"{old_name}(...): deprecated, use {new_name}."
-    deprecated_init.__name__ = old_name
-    return deprecated_init
+    alias.__name__, alias.__qualname__ = old, old
+    alias.__doc__ = f"{old}(...): deprecated, use {current}."
+    return alias
 
 
-uniform = _make_deprecate(uniform_)
-normal = _make_deprecate(normal_)
-constant = _make_deprecate(constant_)
-eye = _make_deprecate(eye_)
-dirac = _make_deprecate(dirac_)
-xavier_uniform = _make_deprecate(xavier_uniform_)
-xavier_normal = _make_deprecate(xavier_normal_)
-kaiming_uniform = _make_deprecate(kaiming_uniform_)
-kaiming_normal = _make_deprecate(kaiming_normal_)
-orthogonal = _make_deprecate(orthogonal_)
-sparse = _make_deprecate(sparse_)
+for _initializer in (uniform_, normal_, constant_, eye_, dirac_, xavier_uniform_, xavier_normal_,
+                     kaiming_uniform_, kaiming_normal_, orthogonal_, sparse_):
+    globals()[_initializer.__name__.rstrip("_")] = _deprecated_alias(_initializer)
+del _initializer
