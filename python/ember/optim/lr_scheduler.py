@@ -416,28 +416,34 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         return [self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
                 for base_lr in self.base_lrs]
 
-    def step(self, epoch=None):
-        if epoch is None and self.last_epoch < 0:
-            epoch = 0
-        if epoch is None:
-            epoch = self.last_epoch + 1
-            self.T_cur = self.T_cur + 1
-            if self.T_cur >= self.T_i:
-                self.T_cur = self.T_cur % self.T_i
-                self.T_i = self.T_i * self.T_mult
+    def _advance_one_epoch(self):
+        """T_cur moves on by one; at the end of a period the next, T_mult times longer, starts."""
+        self.T_cur += 1
+        if self.T_cur >= self.T_i:
+            self.T_cur %= self.T_i
+            self.T_i *= self.T_mult
+
+    def _jump_to_epoch(self, epoch):
+        """T_cur and T_i for an explicit epoch: the period it falls in, and how far into it."""
+        if epoch < 0:
+            raise ValueError(f"Expected non-negative epoch, but got {epoch}")
+        if epoch < self.T_0:
+            self.T_i, self.T_cur = self.T_0, epoch
+        elif self.T_mult == 1:
+            self.T_cur = epoch % self.T_0
         else:
-            if epoch < 0:
-                raise ValueError(f"Expected non-negative epoch, but got {epoch}")
-            if epoch >= self.T_0:
-                if self.T_mult == 1:
-                    self.T_cur = epoch % self.T_0
-                else:  # which period epoch falls in: T_0 (T_mult^n - 1) / (T_mult - 1) <= epoch
-                    n = int(math.log(epoch / self.T_0 * (self.T_mult - 1) + 1, self.T_mult))
-                    self.T_cur = epoch - self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
-                    self.T_i = self.T_0 * self.T_mult ** n
-            else:
-                self.T_i = self.T_0
-                self.T_cur = epoch
+            # periods T_0, T_0 m, T_0 m^2, ... end at T_0 (m^(n+1) - 1) / (m - 1)
+            n = int(math.log(epoch / self.T_0 * (self.T_mult - 1) + 1, self.T_mult))
+            start = self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
+            self.T_i, self.T_cur = self.T_0 * self.T_mult ** n, epoch - start
+
+    def step(self, epoch=None):
+        if epoch is None and self.last_epoch >= 0:
+            epoch = self.last_epoch + 1
+            self._advance_one_epoch()
+        else:  # an explicit epoch, or the constructor's first step (epoch 0)
+            epoch = 0 if epoch is None else epoch
+            self._jump_to_epoch(epoch)
         self.last_epoch = math.floor(epoch)
         self._get_lr_called_within_step = True
         try:
