@@ -216,6 +216,17 @@ def update_bn(loader, model, device=None):
         model.train(was_training)
 
 
+_ANNEAL_SHAPES = {
+    "linear": lambda t: t,
+    "cos": lambda t: 0.5 * (1.0 - math.cos(math.pi * t)),
+}
+
+
+def _ramp_start(lr, swa_lr, alpha):
+    """The lr the ramp started from, given lr = alpha * swa_lr + (1 - alpha) * start."""
+    return swa_lr if alpha == 1 else (lr - alpha * swa_lr) / (1 - alpha)
+
+
 class SWALR(LRScheduler):
     """SWALR(optimizer, swa_lr, anneal_epochs=10, anneal_strategy="cos", last_epoch=-1)
 
@@ -241,23 +252,10 @@ class SWALR(LRScheduler):
         self.anneal_epochs = anneal_epochs
         super().__init__(optimizer, last_epoch)
 
-    @staticmethod
-    def _linear_anneal(t):
-        return t
-
-    @staticmethod
-    def _cosine_anneal(t):
-        return (1 - math.cos(math.pi * t)) / 2
-
-    @staticmethod
-    def _get_initial_lr(lr, swa_lr, alpha):
-        if alpha == 1:
-            return swa_lr
-        return (lr - alpha * swa_lr) / (1 - alpha)
-
     def _set_anneal_func(self, anneal_strategy):
         self._anneal_strategy = anneal_strategy
-        self.anneal_func = self._cosine_anneal if anneal_strategy == "cos" else self._linear_anneal
+        # the fraction of the way from the start lr to swa_lr after a fraction t of the ramp
+        self.anneal_func = _ANNEAL_SHAPES["cos" if anneal_strategy == "cos" else "linear"]
 
     def get_lr(self):
         if not self._get_lr_called_within_step:
@@ -270,7 +268,7 @@ class SWALR(LRScheduler):
             step = max(1, step)
         prev_t = max(0, min(1, (step - 1) / max(1, self.anneal_epochs)))
         prev_alpha = self.anneal_func(prev_t)
-        start_lrs = [self._get_initial_lr(group["lr"], group["swa_lr"], prev_alpha)
+        start_lrs = [_ramp_start(group["lr"], group["swa_lr"], prev_alpha)
                      for group in self.optimizer.param_groups]
         t = max(0, min(1, step / max(1, self.anneal_epochs)))
         alpha = self.anneal_func(t)
