@@ -22,7 +22,6 @@ torch = pytest.importorskip("torch")
 MAX_RUN = 12
 ROOT = pathlib.Path(__file__).resolve().parents[2] / "python" / "ember"
 KNOWN = {  # file: the longest run when the check was added (2026-11-29)
-    "optim/_lr_scheduler_compose.py": 13,
 }
 
 

@@ -146,24 +146,20 @@ class ReduceLROnPlateau(LRScheduler):
         self.num_bad_epochs = 0
 
     def step(self, metrics, epoch=None):
-        current = float(metrics)
-        if epoch is None:
-            epoch = self.last_epoch + 1
-        else:
+        value = float(metrics)
+        if epoch is not None:
             warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
-        self.last_epoch = epoch
-        if self._is_better(current, self.best):
-            self.best = current
-            self.num_bad_epochs = 0
-        else:
-            self.num_bad_epochs += 1
+        self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
+        improved = self._is_better(value, self.best)
+        self.best = value if improved else self.best
+        # a bad epoch counts unless it falls in the cooldown after a reduction
+        self.num_bad_epochs = 0 if improved else self.num_bad_epochs + 1
         if self.in_cooldown:
             self.cooldown_counter -= 1
-            self.num_bad_epochs = 0  # bad epochs in cooldown do not count
+            self.num_bad_epochs = 0
         if self.num_bad_epochs > self.patience:
             self._reduce_lr()
-            self.cooldown_counter = self.cooldown
-            self.num_bad_epochs = 0
+            self.cooldown_counter, self.num_bad_epochs = self.cooldown, 0
         self._last_lr = _lrs(self.optimizer)
 
     def _reduce_lr(self):
