@@ -15,25 +15,13 @@ form (RuntimeError); ember lets it run, returning the inputs' gradients, while t
 parameters used inside still get theirs accumulated into .grad: use
 use_reentrant=False with autograd.grad.
 
-use_reentrant=False in torch packs saved tensors through
-torch.autograd.graph.saved_tensors_hooks, which ember does not have. ember implements
-its semantics with the same recompute-in-backward Function, so the differences that
-users see in torch are kept:
-- keyword arguments are accepted, outputs may be any nesting of tensors and other
-  values (only the tensors carry gradients), inputs need not require grad;
-- the tensors `function` uses besides its arguments (the parameters of a module passed
-  as `function`, of a module bound method, or of modules and tensors that a function
-  closes over or names as globals) become inputs of the checkpoint node, so their
-  gradients flow through the ordinary graph: torch.autograd.grad(loss, params) returns
-  them instead of accumulating into .grad. A tensor that `function` reaches in any other
-  way (an attribute of an object that is not a module) still gets its gradient, but
-  accumulated into .grad during backward, as the reentrant form does.
-- which outputs require grad: the forward runs without a graph, so every floating
-  output tensor of the checkpoint requires grad when any of its inputs (captured ones
-  included) does, even one that does not depend on them (its gradient is then zero);
-  torch knows the real dependencies. Integer and bool outputs never require grad.
-- determinism_check="default" compares the shapes, dtypes and devices of the
-  recomputed outputs (torch compares every saved tensor) and raises CheckpointError.
+use_reentrant=False is torch's non-reentrant form: the forward runs normally under
+ember.autograd.graph.saved_tensors_hooks whose pack hook keeps nothing (a slot number);
+the first unpack in backward recomputes the function (the RNG state restored) and hands
+out its saved tensors, each placed back in the original graph. Keyword arguments,
+inputs that do not require grad, any nesting of outputs, torch.autograd.grad and double
+backward work as in torch; determinism_check="default" compares the shapes, dtypes and
+devices of every recomputed saved tensor with the forward's (CheckpointError).
 What is not available: context_fn other than the default (torch uses it for selective
 checkpointing through dispatch modes), and debug=True (torch's operator traces); both
 raise ValueError rather than being ignored. The whole function is always recomputed
@@ -41,13 +29,13 @@ raise ValueError rather than being ignored. The whole function is always recompu
 """
 import contextlib
 import functools
-import types
 import warnings
 
 import ember
+from ember.autograd.graph import saved_tensors_hooks
 
 from ..autograd.function import Function
-from ._pytree import tree_flatten, tree_unflatten
+from ._pytree import tree_flatten
 
 __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "CheckpointFunction", "detach_variable",
            "check_backward_validity", "noop_context_fn", "get_device_states", "set_device_states"]
@@ -168,226 +156,70 @@ class CheckpointFunction(Function):
         return (None, None) + grads
 
 
-def _captured_tensors(function):
-    """The tensors `function` uses besides its arguments, as far as they can be seen: the
-    parameters of modules it is, is bound to, closes over or names as globals, and tensors
-    it closes over or names as globals (functools.partial, lists and tuples are looked
-    through). A superset is harmless: unused ones get no gradient."""
-    found = []
-    seen_ids = set()
-    visited = set()
+class _Recomputation:
+    """The tensors one checkpointed call saved for backward: not kept in the forward
+    (the pack hook hands out a slot number instead), recomputed all at once the first
+    time backward asks for one (ember.autograd.graph.saved_tensors_hooks).
 
-    def add_tensor(t):
-        if id(t) not in seen_ids:
-            seen_ids.add(id(t))
-            found.append(t)
+    The forward itself runs normally, so the graph is the ordinary one: every tensor
+    the function uses (its arguments, a module's parameters, globals) gets its gradient
+    through it, and torch.autograd.grad works. An unpacked tensor takes its place in
+    that graph (lib/autograd/saved_tensor.cpp), so double backward works too."""
 
-    def add_value(value, depth):
-        if isinstance(value, ember.nn.Module):
-            for p in value.parameters():
-                add_tensor(p)
-        elif isinstance(value, ember.Tensor):
-            add_tensor(value)
-        elif isinstance(value, (list, tuple)) and depth < 3:
-            for item in value:
-                add_value(item, depth + 1)
-        elif callable(value) and depth < 3:
-            visit(value, depth + 1)
-
-    def visit(fn, depth):
-        if id(fn) in visited:
-            return
-        visited.add(id(fn))
-        if isinstance(fn, ember.nn.Module):
-            add_value(fn, depth)
-        elif isinstance(fn, functools.partial):
-            visit(fn.func, depth)
-            for value in list(fn.args) + list(fn.keywords.values()):
-                add_value(value, depth)
-        elif isinstance(fn, types.MethodType):
-            add_value(fn.__self__, depth)
-            visit(fn.__func__, depth)
-        elif isinstance(fn, types.FunctionType):
-            for cell in fn.__closure__ or ():
-                try:
-                    add_value(cell.cell_contents, depth)
-                except ValueError:  # an empty cell
-                    continue
-            for name in fn.__code__.co_names:
-                value = fn.__globals__.get(name)
-                if isinstance(value, (ember.nn.Module, ember.Tensor)):
-                    add_value(value, depth)
-
-    visit(function, 0)
-    return [t for t in found if t.requires_grad]
-
-
-def _accumulator(leaf):
-    """The AccumulateGrad node of a leaf tensor (the one its graphs end in)."""
-    with ember.enable_grad():
-        return leaf.view_as(leaf).grad_fn.next_functions[0][0]
-
-
-def _reaches_other_leaves(outputs, targets):
-    """Whether outputs' graphs end in a leaf (AccumulateGrad node) that is not a target:
-    a tensor `function` used that _captured_tensors could not see."""
-    # A target's node ends the walk: a non-leaf target's history is not the checkpoint's.
-    known = {_accumulator(t) if t.is_leaf else t.grad_fn for t in targets}
-    stack = [t.grad_fn for t in outputs if t.grad_fn is not None]
-    seen = set()
-    while stack:
-        node = stack.pop()
-        if node is None or node in seen:
-            continue
-        seen.add(node)  # (keeps the wrapper alive, so identity is stable)
-        if node in known:
-            continue
-        if type(node).__name__ == "AccumulateGrad":
-            return True
-        for next_node, _ in node.next_functions:
-            stack.append(next_node)
-    return False
-
-
-def _grads_through_nested_backward(outs, grads, targets):
-    """The reentrant way: backward through the recomputed graph accumulates into every leaf
-    it reaches, unseen ones included; the targets' share is taken out of their .grad
-    (which is put back as it was) and returned through the checkpoint node instead."""
-    stashed = [t.grad for t in targets]
-    for t in targets:
-        t.grad = None
-    try:
-        ember.autograd.backward(list(outs), list(grads))
-        return [t.grad for t in targets]
-    finally:
-        for t, old in zip(targets, stashed):
-            t.grad = old
-
-
-class _NonReentrantCheckpoint(Function):
-    """forward(ctx, plan, *tensors): plan rebuilds the call from the tensors (the flattened
-    arguments, then the captured tensors) and records the output structure."""
-
-    @staticmethod
-    def forward(ctx, plan, *tensors):
-        ctx.plan = plan
-        ctx.save_for_backward(*tensors)
-        with ember.no_grad():
-            out_tensors = plan.run(tensors, record=True)
-        # Integer and bool outputs carry no gradient (as in torch).
-        non_differentiable = [t for t in out_tensors if not (t.is_floating_point() or t.is_complex())]
-        if non_differentiable:
-            ctx.mark_non_differentiable(*non_differentiable)
-        return tuple(out_tensors)
-
-    @staticmethod
-    def backward(ctx, *grad_outputs):
-        # Grad mode is on in a backward only under create_graph=True: then the recomputation
-        # runs on the saved tensors themselves, so the gradients it returns have a graph
-        # back to the inputs (double backward works, as through torch's checkpoint).
-        create_graph = ember.is_grad_enabled()
-        first = _NonReentrantCheckpoint._recompute(ctx, grad_outputs, detach=not create_graph)
-        if first is None:
-            return (None,) + tuple(None for _ in ctx.saved_tensors)
-        arg_tensors, captured, outs, grads, targets = first
-        if not _reaches_other_leaves(outs, targets):
-            target_grads = ember.autograd.grad(list(outs), targets, list(grads), allow_unused=True,
-                                               create_graph=create_graph)
-        else:
-            if create_graph:  # the nested backward needs fresh leaves to read .grad from
-                arg_tensors, captured, outs, grads, targets = _NonReentrantCheckpoint._recompute(
-                    ctx, grad_outputs, detach=True)
-            target_grads = _grads_through_nested_backward(outs, grads, targets)
-        by_id = {id(t): g for t, g in zip(targets, target_grads)}
-        return (None,) + tuple(by_id.get(id(t)) for t in arg_tensors + tuple(captured))
-
-    @staticmethod
-    def _recompute(ctx, grad_outputs, detach):
-        """Run the function again as in the forward; None when no gradient is needed."""
-        plan = ctx.plan
-        saved = ctx.saved_tensors
-        n_args = plan.n_arg_tensors
-        if detach:
-            arg_tensors = tuple(t.detach().requires_grad_(t.requires_grad) for t in saved[:n_args])
-        else:
-            arg_tensors = tuple(saved[:n_args])
-        captured = tuple(saved[n_args:])
-        with plan.rng.replay(), ember.enable_grad():
-            outputs = plan.run(arg_tensors + captured, record=False)
-        plan.check_determinism(outputs)
-        pairs = [(out, grad) for out, grad in zip(outputs, grad_outputs)
-                 if grad is not None and out.requires_grad]
-        targets = [t for t in arg_tensors + captured if t.requires_grad]
-        if not pairs or not targets:
-            return None
-        outs, grads = zip(*pairs)
-        return arg_tensors, captured, outs, grads, targets
-
-
-class _CallPlan:
-    """How to call `function` from a flat tuple of tensors, and the output's structure."""
-
-    def __init__(self, function, args, kwargs, preserve_rng_state, determinism_check):
-        self.function = function
-        leaves, self.in_spec = tree_flatten((args, kwargs))
-        self.tensor_positions = [i for i, x in enumerate(leaves) if isinstance(x, ember.Tensor)]
-        self.n_arg_tensors = len(self.tensor_positions)
-        self.arg_tensors = [leaves[i] for i in self.tensor_positions]
-        # The plan outlives the forward (it is ctx's): it keeps the non-tensor leaves only;
-        # the tensors travel through save_for_backward.
-        self.in_leaves = [None if isinstance(x, ember.Tensor) else x for x in leaves]
+    def __init__(self, function, args, kwargs, rng, determinism_check):
+        self.function, self.args, self.kwargs = function, args, kwargs
+        self.rng = rng
         self.determinism_check = determinism_check
-        self.rng = _RngStash(preserve_rng_state, self.arg_tensors)
-        self.out_spec = None
-        self.out_leaves = None
-        self.out_tensor_positions = None
-        self.out_metadata = None
+        self.forward_metadata = []  # (shape, dtype, device) of each slot, for the check
+        self.values = None
 
-    def run(self, tensors, record):
-        leaves = list(self.in_leaves)
-        for position, tensor in zip(self.tensor_positions, tensors[:self.n_arg_tensors]):
-            leaves[position] = tensor
-        args, kwargs = tree_unflatten(leaves, self.in_spec)
-        result = self.function(*args, **kwargs)
-        out_leaves, out_spec = tree_flatten(result)
-        out_positions = [i for i, x in enumerate(out_leaves) if isinstance(x, ember.Tensor)]
-        out_tensors = [out_leaves[i] for i in out_positions]
-        if record:
-            # Only the structure and the non-tensor outputs: holding the output tensors here
-            # would keep them alive as long as the graph.
-            self.out_spec, self.out_tensor_positions = out_spec, out_positions
-            self.out_leaves = [None if isinstance(x, ember.Tensor) else x for x in out_leaves]
-            self.out_metadata = [(t.shape, t.dtype, t.device) for t in out_tensors]
-        return out_tensors
+    def pack(self, tensor):
+        self.forward_metadata.append((tuple(tensor.shape), tensor.dtype, tensor.device))
+        return len(self.forward_metadata) - 1
 
-    def check_determinism(self, outputs):
-        if self.determinism_check == "none":
-            return
-        metadata = [(t.shape, t.dtype, t.device) for t in outputs]
-        if metadata != self.out_metadata:
+    def unpack(self, slot):
+        if self.values is None:
+            self.values = self._recompute()
+        return self.values[slot]
+
+    def _recompute(self):
+        values = []
+
+        def keep(tensor):
+            values.append(tensor)
+            return len(values) - 1
+
+        def detached(value):
+            if not isinstance(value, ember.Tensor):
+                return value
+            copy = value.detach()
+            copy.requires_grad_(value.requires_grad)
+            return copy
+
+        args = tuple(detached(a) for a in self.args)
+        kwargs = {k: detached(v) for k, v in self.kwargs.items()}
+        with self.rng.replay(), ember.enable_grad(), saved_tensors_hooks(keep, values.__getitem__):
+            self.function(*args, **kwargs)
+        metadata = [(tuple(t.shape), t.dtype, t.device) for t in values]
+        if self.determinism_check != "none" and metadata != self.forward_metadata:
             raise CheckpointError(
                 "torch.utils.checkpoint: Recomputed values for the following tensors have different metadata "
                 "than during the forward pass.\n"
-                f"forward: {self.out_metadata}\nrecomputation: {metadata}\n"
+                f"forward: {self.forward_metadata}\nrecomputation: {metadata}\n"
                 "The function must compute the same shapes, dtypes and devices when it is run again.")
-
-    def rebuild(self, out_tensors):
-        leaves = list(self.out_leaves)
-        for position, tensor in zip(self.out_tensor_positions, out_tensors):
-            leaves[position] = tensor
-        return tree_unflatten(leaves, self.out_spec)
+        if len(values) < len(self.forward_metadata):
+            raise CheckpointError("torch.utils.checkpoint: the recomputation saved fewer tensors "
+                                  f"({len(values)}) than the forward ({len(self.forward_metadata)})")
+        self.args = self.kwargs = None  # what the recomputation needed
+        return values
 
 
 def _checkpoint_without_reentrant(function, args, kwargs, preserve_rng_state, determinism_check):
-    plan = _CallPlan(function, args, kwargs, preserve_rng_state, determinism_check)
-    tensors = plan.arg_tensors
-    plan.arg_tensors = None
-    arg_ids = {id(t) for t in tensors}
-    # Leaves only: a captured non-leaf would need its own history cut; it is reached by
-    # the nested backward instead (see _reaches_other_leaves).
-    captured = [t for t in _captured_tensors(function) if id(t) not in arg_ids and t.is_leaf]
-    outputs = _NonReentrantCheckpoint.apply(plan, *tensors, *captured)
-    return plan.rebuild(outputs)
+    tensors = [a for a in (*args, *kwargs.values()) if isinstance(a, ember.Tensor)]
+    frame = _Recomputation(function, args, kwargs, _RngStash(preserve_rng_state, tensors),
+                           determinism_check)
+    with saved_tensors_hooks(frame.pack, frame.unpack):
+        return function(*args, **kwargs)
 
 
 def checkpoint(function=None, *args, use_reentrant=None, preserve_rng_state=True, context_fn=noop_context_fn,
