@@ -183,7 +183,36 @@ def _resize_as(self, tensor):
     return _resize_values(self, list(tensor.shape))
 
 
+def _new(self, *args, device=None):
+    """The legacy constructor of a tensor of self's dtype (torch's Tensor.new): new() is
+    empty, new(2, 3) or new(ember.Size([2, 3])) an uninitialized tensor of that size,
+    new(data) (a list, tuple, range or array) a copy of the data, new(tensor) that
+    tensor's memory (it must have self's dtype and device)."""
+    device = self.device if device is None else device
+    if not args:
+        return _C.empty(0, dtype=self.dtype, device=device)
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        other = args[0]
+        if other.dtype != self.dtype or str(other.device) != str(device):
+            raise TypeError(f"new(): expected a tensor of dtype {self.dtype} on {device}, got one of dtype "
+                            f"{other.dtype} on {other.device}")
+        return other.detach()
+    if all(isinstance(a, int) and not isinstance(a, bool) for a in args) or (
+            len(args) == 1 and isinstance(args[0], _C.Size)):
+        size = tuple(args[0]) if isinstance(args[0], _C.Size) else args
+        negative = [s for s in size if s < 0]
+        if negative:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {negative[0]}: {list(size)}")
+        return _C.empty(size, dtype=self.dtype, device=device)
+    if len(args) == 1 and not isinstance(args[0], (str, bytes, float, bool)) and hasattr(args[0], "__len__"):
+        return _C.tensor(args[0], dtype=self.dtype, device=device)
+    if len(args) == 1 and isinstance(args[0], range):
+        return _C.tensor(list(args[0]), dtype=self.dtype, device=device)
+    raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
+
+
 def install():
+    Tensor.new = _new
     Tensor.as_subclass = _as_subclass
     Tensor.const_data_ptr = _const_data_ptr
     Tensor.new_empty_strided = _new_empty_strided
