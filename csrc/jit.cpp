@@ -6,6 +6,7 @@
 #include "bindings.h"
 #include "jit/graph.h"
 #include "jit/passes.h"
+#include "jit/symbolic_fit.h"
 #include "jit/tracer.h"
 
 namespace ember::python {
@@ -64,6 +65,9 @@ void bind_graph(py::module_& jm) {
       .def_property_readonly("sizes", [](const Value& v) { return sizes_tuple(v.sizes); })
       .def_readonly("node", &Value::node)
       .def_readonly("index", &Value::index)
+      // Per dim: an index into graph.exprs(), -1 static, -2 data-dependent (empty: all static).
+      .def_readonly("size_exprs", &Value::size_exprs)
+      .def_readonly("value_expr", &Value::value_expr)
       .def("__repr__", [](const Value& v) {
         return "<Value " + std::string(kind_name(v.kind)) + " " + v.name + " : " +
                jit::type_str(v) + ">";
@@ -79,6 +83,14 @@ void bind_graph(py::module_& jm) {
                              })
       .def_readonly("preset", &Node::preset)
       .def_readonly("outputs", &Node::outputs)
+      // (attribute, element or -1, expression index) of each symbolic int.
+      .def_property_readonly("sym_attrs",
+                             [](const Node& n) {
+                               py::list l;
+                               for (const jit::SymAttr& a : n.sym_attrs)
+                                 l.append(py::make_tuple(a.attr, a.element, a.expr));
+                               return l;
+                             })
       .def("__repr__", [](const Node& n) { return "<Node " + std::string(op_name(n.op)) + ">"; });
   py::class_<Graph, std::shared_ptr<Graph>>(jm, "Graph")
       .def("nodes", [](const Graph& g) { return py::cast(g.nodes, py::return_value_policy::copy); })
@@ -93,11 +105,45 @@ void bind_graph(py::module_& jm) {
              return false;
            })
       .def("tensors", [](const Graph& g) { return g.tensors; })
+      .def("symbols",
+           [](const Graph& g) {
+             py::list l;
+             for (const jit::Symbol& s : g.symbols) {
+               py::dict d;
+               d["name"] = s.name;
+               d["min"] = s.min;
+               d["max"] = s.max;
+               d["modulus"] = s.modulus;
+               d["remainder"] = s.remainder;
+               d["traced"] = s.traced;
+               l.append(d);
+             }
+             return l;
+           })
+      // Each expression as its terms: (num, den, [symbol indices]).
+      .def("exprs",
+           [](const Graph& g) {
+             py::list l;
+             for (const jit::SymExpr& e : g.exprs) {
+               py::list terms;
+               for (const jit::SymTerm& t : e.terms) terms.append(py::make_tuple(t.num, t.den, t.symbols));
+               l.append(terms);
+             }
+             return l;
+           })
+      .def("expr_str",
+           [](const Graph& g, int32_t e) {
+             if (e < 0 || static_cast<size_t>(e) >= g.exprs.size())
+               throw IndexError(detail::str("graph.expr_str: no expression ", e));
+             return jit::expr_str(g.exprs[static_cast<size_t>(e)], g.symbols);
+           }, py::arg("index"))
+      .def("guards", &Graph::guards_str)
       .def("__str__", &Graph::str)
       .def("__repr__", &Graph::str);
 }
 
 }  // namespace
+
 
 void bind_jit(py::module_& m) {
   py::module_ jm = m.def_submodule("_jit", "ember.jit's C++ half: tracer, traced modules, graphs");
@@ -137,6 +183,39 @@ void bind_jit(py::module_& m) {
          },
          py::arg("outputs"), py::arg("output_structure"));
   jm.def("_abort_trace", &jit::abort_trace);
+  // Dynamic shapes (python/ember/jit/_dynamic_shapes.py): where to trace, and the fit.
+  auto design = [](const std::vector<std::tuple<std::string, int64_t, int64_t, int64_t>>& symbols,
+                   const std::vector<int64_t>& steps,
+                   const std::vector<std::vector<int32_t>>& input_dims) {
+    jit::FitDesign d;
+    for (const auto& [name, min, max, traced] : symbols) {
+      jit::Symbol s;
+      s.name = name;
+      s.min = min;
+      s.max = max;
+      s.traced = traced;
+      d.symbols.push_back(s);
+    }
+    d.steps = steps;
+    d.input_dims = input_dims;
+    return d;
+  };
+  jm.def("_fit_points",
+         [design](const std::vector<std::tuple<std::string, int64_t, int64_t, int64_t>>& symbols,
+                  const std::vector<int64_t>& steps) {
+           return jit::fit_points(design(symbols, steps, {}));
+         },
+         py::arg("symbols"), py::arg("steps"));
+  jm.def("_fit_symbolic",
+         [design](const std::vector<jit::Module>& traces,
+                  const std::vector<std::tuple<std::string, int64_t, int64_t, int64_t>>& symbols,
+                  const std::vector<int64_t>& steps,
+                  const std::vector<std::vector<int32_t>>& input_dims) {
+           std::vector<std::shared_ptr<Graph>> graphs;
+           for (const jit::Module& m : traces) graphs.push_back(std::make_shared<Graph>(m.graph()));
+           return jit::Module(jit::fit_symbolic(graphs, design(symbols, steps, input_dims)));
+         },
+         py::arg("traces"), py::arg("symbols"), py::arg("steps"), py::arg("input_dims"));
   // For bench/deploy_latency.py: the per-call time of forward in a C++ loop (no
   // Python in between), as a deployed C++ program calls it: seconds, the best
   // of `repeats` blocks of `iters` calls, with gradients off.

@@ -2,6 +2,7 @@
 #include "jit/graph.h"
 #include "dispatch/op_ids/core.h"
 #include "dispatch/op_ids/nn.h"
+#include "dispatch/op_ids/shape_index.h"
 
 #include <cmath>
 #include <sstream>
@@ -36,6 +37,11 @@ bool draws_random_numbers(OpId op) {
     default:
       return false;
   }
+}
+
+bool has_data_dependent_shape(OpId op) {
+  // Composites built on these (masked_select, boolean-mask indexing) trace as them.
+  return op == opid::nonzero || op == opid::unique;
 }
 
 bool has_side_effects(const Node& node) {
@@ -99,6 +105,40 @@ std::string Graph::value_name(ValueId v) const {
   return "%" + (val.name.empty() ? std::to_string(v) : val.name);
 }
 
+namespace {
+// A value's type with its symbolic dims by name: Float(batch, 64).
+std::string symbolic_type_str(const Graph& g, const Value& v) {
+  if (v.size_exprs.empty()) return type_str(v);
+  std::string s = scalar_type_name(v.dtype);
+  s += "(";
+  for (size_t d = 0; d < v.sizes.size(); ++d) {
+    int32_t e = size_expr(v, d);
+    s += d ? ", " : "";
+    s += e >= 0 ? expr_str(g.exprs[static_cast<size_t>(e)], g.symbols) : std::to_string(v.sizes[d]);
+  }
+  return s + ")";
+}
+
+// Attribute i of node n, its symbolic ints by their expressions: [batch*seq, 64].
+std::string symbolic_attr_str(const Graph& g, const Node& n, size_t i) {
+  std::vector<const SymAttr*> mine;
+  for (const SymAttr& s : n.sym_attrs)
+    if (static_cast<size_t>(s.attr) == i) mine.push_back(&s);
+  if (mine.empty()) return attr_str(n.attrs[i]);
+  auto expr = [&](int32_t e) { return expr_str(g.exprs[static_cast<size_t>(e)], g.symbols); };
+  if (mine[0]->element < 0) return expr(mine[0]->expr);
+  const DimVector& ints = n.attrs[i].to_ints();
+  std::string out = "[";
+  for (size_t k = 0; k < ints.size(); ++k) {
+    std::string entry = std::to_string(ints[k]);
+    for (const SymAttr* s : mine)
+      if (static_cast<size_t>(s->element) == k) entry = expr(s->expr);
+    out += (k ? ", " : "") + entry;
+  }
+  return out + "]";
+}
+}  // namespace
+
 std::string Graph::str() const {
   std::ostringstream os;
   os << "graph(";
@@ -108,24 +148,44 @@ std::string Graph::str() const {
     if (values[v].kind == ValueKind::Parameter || values[v].kind == ValueKind::Constant)
       args.push_back(static_cast<ValueId>(v));
   for (size_t i = 0; i < args.size(); ++i)
-    os << (i ? ",\n      " : "") << value_name(args[i]) << " : " << type_str(values[args[i]]);
+    os << (i ? ",\n      " : "") << value_name(args[i]) << " : "
+       << symbolic_type_str(*this, values[args[i]]);
   os << "):\n";
   for (const Node& n : nodes) {
     os << "  ";
     for (size_t i = 0; i < n.outputs.size(); ++i)
-      os << (i ? ", " : "") << value_name(n.outputs[i]) << " : " << type_str(values[n.outputs[i]]);
+      os << (i ? ", " : "") << value_name(n.outputs[i]) << " : "
+         << symbolic_type_str(*this, values[n.outputs[i]]);
     os << (n.outputs.empty() ? "" : " = ") << op_name(n.op) << "(";
     bool first = true;
     auto sep = [&] { os << (first ? "" : ", "); first = false; };
     for (ValueId in : n.inputs) { sep(); os << value_name(in); }
-    for (const Attr& a : n.attrs) { sep(); os << attr_str(a); }
+    for (size_t i = 0; i < n.attrs.size(); ++i) { sep(); os << symbolic_attr_str(*this, n, i); }
     for (ValueId p : n.preset) { sep(); os << "out=" << value_name(p); }
     os << ")\n";
   }
   os << "  return (";
   for (size_t i = 0; i < outputs.size(); ++i) os << (i ? ", " : "") << value_name(outputs[i]);
   os << ")\n";
+  for (size_t v = 0; v < values.size(); ++v)
+    if (values[v].value_expr >= 0)
+      os << "  # " << value_name(static_cast<ValueId>(v)) << " = "
+         << expr_str(exprs[static_cast<size_t>(values[v].value_expr)], symbols) << "\n";
+  if (!symbols.empty()) os << "  # guards: " << guards_str() << "\n";
   return os.str();
+}
+
+std::string Graph::guards_str() const {
+  std::string out;
+  for (const Symbol& s : symbols) {
+    out += out.empty() ? "" : ", ";
+    out += s.max == std::numeric_limits<int64_t>::max()
+               ? s.name + " >= " + std::to_string(s.min)
+               : std::to_string(s.min) + " <= " + s.name + " <= " + std::to_string(s.max);
+    if (s.modulus > 1)
+      out += ", " + s.name + " % " + std::to_string(s.modulus) + " == " + std::to_string(s.remainder);
+  }
+  return out;
 }
 
 }  // namespace ember::jit

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "dispatch/op_call.h"
+#include "jit/symbolic.h"
 
 namespace ember::jit {
 
@@ -52,6 +53,12 @@ struct Value {
   // promotion as a number (int tensor * 2.5 is float32, not float64), so its
   // replacement at run time (a fresh output, a folded constant) must be one too.
   bool wrapped_number = false;
+  // Symbolic sizes (jit/symbolic.h): empty when every dim is static, else per
+  // dim kStaticDim, kUnknownDim or an index into Graph::exprs.
+  std::vector<int32_t> size_exprs;
+  // A Constant that is a 0-dim integer computed from the symbols (x * x.shape[1]):
+  // an index into Graph::exprs, its tensor made at run time; else -1.
+  int32_t value_expr = -1;
 };
 
 struct Node {
@@ -60,6 +67,8 @@ struct Node {
   std::vector<Attr> attrs;
   std::vector<ValueId> preset;   // values the op writes into (in-place / out=), else empty
   std::vector<ValueId> outputs;
+  // Integer attributes that are expressions of the graph's symbols.
+  std::vector<SymAttr> sym_attrs;
 };
 
 struct Graph {
@@ -72,6 +81,10 @@ struct Graph {
   std::string output_structure;
   // The tensors of Parameter and Constant values, by value name.
   std::map<std::string, Tensor> tensors;
+  // Dynamic shapes (jit/symbolic.h): the symbols, bound from the inputs' sizes at
+  // run time, and the expressions that values and attributes refer to.
+  std::vector<Symbol> symbols;
+  std::vector<SymExpr> exprs;
 
   ValueId add_value(Value v);
   // Appends a node and defines its outputs (n_outputs new values, metadata to be
@@ -84,9 +97,20 @@ struct Graph {
   //     %3 : Float(1, 32) = addmm(%fc1.bias, %x, %2, 1, 1)
   //     return (%3)
   std::string str() const;
+  // The symbols' guards as text: "1 <= batch <= 4096, seq % 2 == 0".
+  std::string guards_str() const;
   // The name a value is printed with: "%x", "%self.fc1.weight", "%c0", "%7".
   std::string value_name(ValueId v) const;
 };
+
+// The expression of dim d of value v, or kStaticDim / kUnknownDim.
+inline int32_t size_expr(const Value& v, size_t d) {
+  return v.size_exprs.empty() ? kStaticDim : v.size_exprs[d];
+}
+
+// Ops whose output sizes depend on the values of their inputs (nonzero,
+// masked_select, unique, ...): the shapes after them cannot be checked ahead.
+bool has_data_dependent_shape(OpId op);
 
 // Ops that draw random numbers: two runs of the node give different results.
 bool draws_random_numbers(OpId op);

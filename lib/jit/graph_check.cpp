@@ -18,6 +18,7 @@ class GraphChecker {
 
   void run() {
     check_counts();
+    check_symbols();
     for (size_t v = 0; v < g_.values.size(); ++v) check_value(static_cast<ValueId>(v));
     check_inputs();
     defined_.assign(g_.values.size(), false);
@@ -28,6 +29,7 @@ class GraphChecker {
     check_outputs();
     check_output_structure();
     check_tensors();
+    check_symbols_bound();
   }
 
  private:
@@ -63,6 +65,7 @@ class GraphChecker {
       fail("value ", id, " has a name of ", v.name.size(), " bytes, more than the limit of ",
            kMaxNameLength);
     check_sizes(id);
+    check_size_exprs(id);
     switch (v.kind) {
       case ValueKind::Input:
         if (v.index < 0 || static_cast<size_t>(v.index) >= g_.inputs.size() ||
@@ -97,6 +100,78 @@ class GraphChecker {
         fail("value ", id, " has the huge shape ", shape_str(v.sizes), " (a tensor of it is over ",
              kMaxValueBytes, " bytes)");
     }
+  }
+
+  // The symbols' guards and the expressions' terms (jit/symbolic.h).
+  void check_symbols() const {
+    if (g_.symbols.size() > kMaxSymbols)
+      fail("the graph has ", g_.symbols.size(), " symbols, more than the limit of ", kMaxSymbols);
+    for (size_t i = 0; i < g_.symbols.size(); ++i) {
+      const Symbol& s = g_.symbols[i];
+      if (s.name.empty() || s.name.size() > kMaxNameLength)
+        fail("symbol ", i, " has an empty or overlong name");
+      if (s.min < 0 || s.min > s.max || s.modulus < 1 || s.remainder < 0 || s.remainder >= s.modulus)
+        fail("symbol ", i, " (", serialize::printable(s.name), ") has invalid guards: range [", s.min,
+             ", ", s.max, "], remainder ", s.remainder, " modulo ", s.modulus);
+    }
+    for (size_t e = 0; e < g_.exprs.size(); ++e) {
+      if (g_.exprs[e].terms.size() > kMaxExprTerms)
+        fail("expression ", e, " has more than ", kMaxExprTerms, " terms");
+      for (const SymTerm& t : g_.exprs[e].terms) {
+        if (t.den <= 0 || t.symbols.size() > kMaxTermDegree)
+          fail("expression ", e, " has a term with the denominator ", t.den, " or a degree above ",
+               kMaxTermDegree);
+        for (int32_t sym : t.symbols)
+          if (sym < 0 || static_cast<size_t>(sym) >= g_.symbols.size())
+            fail("expression ", e, " names symbol ", sym, ", but the graph has ", g_.symbols.size());
+      }
+    }
+  }
+
+  bool valid_expr(int32_t e) const { return e >= 0 && static_cast<size_t>(e) < g_.exprs.size(); }
+
+  void check_size_exprs(ValueId id) const {
+    const Value& v = g_.values[id];
+    if (!v.size_exprs.empty() && v.size_exprs.size() != v.sizes.size())
+      fail("value ", id, " has ", v.size_exprs.size(), " symbolic dims for ", v.sizes.size(), " dims");
+    for (int32_t e : v.size_exprs)
+      if (e != kStaticDim && e != kUnknownDim && !valid_expr(e))
+        fail("value ", id, " has a dim of expression ", e, ", which does not exist (the graph has ",
+             g_.exprs.size(), ")");
+    if (v.value_expr != -1 &&
+        (!valid_expr(v.value_expr) || v.kind != ValueKind::Constant || !v.sizes.empty() ||
+         !is_integral(v.dtype)))
+      fail("value ", id, " has the value expression ", v.value_expr,
+           ", but only 0-dim integer constants may, with an expression that exists");
+  }
+
+  void check_sym_attr(int32_t k, size_t i) const {
+    const Node& n = g_.nodes[k];
+    const SymAttr& s = n.sym_attrs[i];
+    if (s.attr < 0 || static_cast<size_t>(s.attr) >= n.attrs.size() || !valid_expr(s.expr))
+      fail(node_name(k), " symbolic attribute ", i, " names attribute ", s.attr, " and expression ",
+           s.expr, ", which do not both exist");
+    const Attr::Value& a = n.attrs[static_cast<size_t>(s.attr)].value();
+    bool ok = s.element < 0
+                  ? s.element == -1 && (std::holds_alternative<int64_t>(a) ||
+                                        (std::holds_alternative<Scalar>(a) && std::get<Scalar>(a).is_int()))
+                  : std::holds_alternative<DimVector>(a) &&
+                        static_cast<size_t>(s.element) < std::get<DimVector>(a).size();
+    if (!ok)
+      fail(node_name(k), " symbolic attribute ", i, " must name an int, an integer number or an "
+           "entry of an int list (attribute ", s.attr, ", element ", s.element, ")");
+  }
+
+  // Every symbol is some input dim, so that a run can bind it.
+  void check_symbols_bound() const {
+    std::vector<bool> bound(g_.symbols.size(), false);
+    for (ValueId id : g_.inputs)
+      for (int32_t e : g_.values[id].size_exprs)
+        if (valid_expr(e))
+          if (int32_t s = bare_symbol(g_.exprs[e]); s >= 0) bound[s] = true;
+    for (size_t s = 0; s < bound.size(); ++s)
+      if (!bound[s])
+        fail("symbol ", s, " (", serialize::printable(g_.symbols[s].name), ") is no input's dim");
   }
 
   void check_inputs() const {
@@ -137,6 +212,7 @@ class GraphChecker {
       fail(node_name(k), " has ", n.attrs.size(), " attributes, more than the limit of ",
            kMaxNodeAttrs);
     for (size_t i = 0; i < n.attrs.size(); ++i) check_attr(k, i);
+    for (size_t i = 0; i < n.sym_attrs.size(); ++i) check_sym_attr(k, i);
     for (size_t i = 0; i < n.outputs.size(); ++i) {
       ValueId id = n.outputs[i];
       if (!in_range(id) || g_.values[id].kind != ValueKind::NodeOutput ||

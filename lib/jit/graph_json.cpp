@@ -48,23 +48,45 @@ Json attr_json(const Attr& a) {
 }
 
 Json value_json(const Value& v) {
-  return {{"kind", kKindNames[static_cast<int>(v.kind)]},
-          {"name", v.name},
-          {"dtype", dtype_name(v.dtype)},
-          {"sizes", ints_json(v.sizes)},
-          {"node", v.node},
-          {"index", v.index},
-          {"wrapped_number", v.wrapped_number}};
+  Json j = {{"kind", kKindNames[static_cast<int>(v.kind)]},
+            {"name", v.name},
+            {"dtype", dtype_name(v.dtype)},
+            {"sizes", ints_json(v.sizes)},
+            {"node", v.node},
+            {"index", v.index},
+            {"wrapped_number", v.wrapped_number}};
+  // Format 2's symbolic fields, written only where they say something.
+  if (!v.size_exprs.empty()) j["size_exprs"] = v.size_exprs;
+  if (v.value_expr >= 0) j["value_expr"] = v.value_expr;
+  return j;
+}
+
+Json symbol_json(const Symbol& s) {
+  return {{"name", s.name}, {"min", s.min}, {"max", s.max}, {"modulus", s.modulus},
+          {"remainder", s.remainder}, {"traced", s.traced}};
+}
+
+// [[num, den, [symbol, ...]], ...]
+Json expr_json(const SymExpr& e) {
+  Json terms = Json::array();
+  for (const SymTerm& t : e.terms) terms.push_back(Json::array({t.num, t.den, t.symbols}));
+  return terms;
 }
 
 Json node_json(const Node& n) {
   Json attrs = Json::array();
   for (const Attr& a : n.attrs) attrs.push_back(attr_json(a));
-  return {{"op", op_name(n.op)},
-          {"inputs", n.inputs},
-          {"attrs", std::move(attrs)},
-          {"preset", n.preset},
-          {"outputs", n.outputs}};
+  Json j = {{"op", op_name(n.op)},
+            {"inputs", n.inputs},
+            {"attrs", std::move(attrs)},
+            {"preset", n.preset},
+            {"outputs", n.outputs}};
+  if (!n.sym_attrs.empty()) {
+    Json sym = Json::array();
+    for (const SymAttr& a : n.sym_attrs) sym.push_back(Json::array({a.attr, a.element, a.expr}));
+    j["sym_attrs"] = std::move(sym);
+  }
+  return j;
 }
 
 // ---- reading ----------------------------------------------------------------------
@@ -77,7 +99,8 @@ class GraphReader {
 
   Graph read(const Json& root) {
     const std::string where = "the graph";
-    expect_fields(root, {"values", "nodes", "inputs", "outputs", "output_structure"}, where);
+    expect_fields(root, {"values", "nodes", "inputs", "outputs", "output_structure"}, where,
+                  {"symbols", "exprs"});
     Graph g;
     const Json& values = array_field(root, "values", where);
     const Json& nodes = array_field(root, "nodes", where);
@@ -92,6 +115,20 @@ class GraphReader {
     g.inputs = ids(field(root, "inputs", where), "the graph's \"inputs\"");
     g.outputs = ids(field(root, "outputs", where), "the graph's \"outputs\"");
     g.output_structure = string(field(root, "output_structure", where), "the graph's \"output_structure\"");
+    if (root.contains("symbols")) {
+      const Json& symbols = array_field(root, "symbols", where);
+      if (symbols.size() > kMaxSymbols)
+        fail(where, "has ", symbols.size(), " symbols, more than the limit of ", kMaxSymbols);
+      for (const Json& sym : symbols)
+        g.symbols.push_back(read_symbol(sym, "symbol " + std::to_string(g.symbols.size())));
+    }
+    if (root.contains("exprs")) {
+      const Json& exprs = array_field(root, "exprs", where);
+      if (exprs.size() > kMaxGraphValues)
+        fail(where, "has ", exprs.size(), " expressions, more than the limit of ", kMaxGraphValues);
+      for (const Json& e : exprs)
+        g.exprs.push_back(read_expr(e, "expression " + std::to_string(g.exprs.size())));
+    }
     return g;
   }
 
@@ -104,13 +141,15 @@ class GraphReader {
   void expect_object(const Json& j, const std::string& where) const {
     if (!j.is_object()) fail(where, "must be a JSON object, got a JSON ", j.type_name());
   }
-  // j is an object with exactly these keys.
+  // j is an object with exactly these keys, and perhaps some of `optional`.
   void expect_fields(const Json& j, std::initializer_list<const char*> keys,
-                     const std::string& where) const {
+                     const std::string& where,
+                     std::initializer_list<const char*> optional = {}) const {
     expect_object(j, where);
     for (const auto& item : j.items()) {
       bool known = false;
       for (const char* k : keys) known = known || item.key() == k;
+      for (const char* k : optional) known = known || item.key() == k;
       if (!known) fail(where, "has an unknown field '", serialize::printable(item.key()), "'");
     }
     for (const char* k : keys)
@@ -188,7 +227,8 @@ class GraphReader {
   }
 
   Value read_value(const Json& j, const std::string& where) const {
-    expect_fields(j, {"kind", "name", "dtype", "sizes", "node", "index", "wrapped_number"}, where);
+    expect_fields(j, {"kind", "name", "dtype", "sizes", "node", "index", "wrapped_number"}, where,
+                  {"size_exprs", "value_expr"});
     Value v;
     std::string kind = string(field(j, "kind", where), where + " \"kind\"");
     bool known = false;
@@ -203,11 +243,16 @@ class GraphReader {
     v.node = int32(field(j, "node", where), where + " \"node\"");
     v.index = int32(field(j, "index", where), where + " \"index\"");
     v.wrapped_number = boolean(field(j, "wrapped_number", where), where + " \"wrapped_number\"");
+    if (j.contains("size_exprs")) {
+      std::vector<ValueId> dims = ids(field(j, "size_exprs", where), where + " \"size_exprs\"");
+      v.size_exprs.assign(dims.begin(), dims.end());
+    }
+    if (j.contains("value_expr")) v.value_expr = int32(field(j, "value_expr", where), where + " \"value_expr\"");
     return v;
   }
 
   Node read_node(const Json& j, const std::string& where) const {
-    expect_fields(j, {"op", "inputs", "attrs", "preset", "outputs"}, where);
+    expect_fields(j, {"op", "inputs", "attrs", "preset", "outputs"}, where, {"sym_attrs"});
     std::string op = string(field(j, "op", where), where + " \"op\"");
     OpId id = op_from_name(op.c_str());
     if (id == kNoOp || op.find('\0') != std::string::npos)
@@ -218,7 +263,47 @@ class GraphReader {
       n.attrs.push_back(attr(a, where + " (" + op + "), attribute " + std::to_string(n.attrs.size())));
     n.preset = ids(field(j, "preset", where), where + " \"preset\"");
     n.outputs = ids(field(j, "outputs", where), where + " \"outputs\"");
+    if (j.contains("sym_attrs")) {
+      const Json& sym = array_field(j, "sym_attrs", where);
+      if (sym.size() > kMaxAttrInts * kMaxNodeAttrs) fail(where, "has too many symbolic attributes");
+      for (const Json& a : sym) {
+        std::string at = where + " symbolic attribute " + std::to_string(n.sym_attrs.size());
+        std::vector<ValueId> t = ids(a, at);
+        if (t.size() != 3) fail(at, "must be [attribute, element, expression]");
+        n.sym_attrs.push_back(SymAttr{t[0], t[1], t[2]});
+      }
+    }
     return n;
+  }
+
+  Symbol read_symbol(const Json& j, const std::string& where) const {
+    expect_fields(j, {"name", "min", "max", "modulus", "remainder", "traced"}, where);
+    Symbol s;
+    s.name = string(field(j, "name", where), where + " \"name\"");
+    s.min = integer(field(j, "min", where), where + " \"min\"");
+    s.max = integer(field(j, "max", where), where + " \"max\"");
+    s.modulus = integer(field(j, "modulus", where), where + " \"modulus\"");
+    s.remainder = integer(field(j, "remainder", where), where + " \"remainder\"");
+    s.traced = integer(field(j, "traced", where), where + " \"traced\"");
+    return s;
+  }
+
+  SymExpr read_expr(const Json& j, const std::string& where) const {
+    if (!j.is_array()) fail(where, "must be a JSON array of terms, got a JSON ", j.type_name());
+    if (j.size() > kMaxExprTerms) fail(where, "has more than ", kMaxExprTerms, " terms");
+    SymExpr e;
+    for (const Json& t : j) {
+      std::string at = where + " term " + std::to_string(e.terms.size());
+      if (!t.is_array() || t.size() != 3) fail(at, "must be [num, den, [symbols]]");
+      SymTerm term;
+      term.num = integer(t[0], at);
+      term.den = integer(t[1], at);
+      std::vector<ValueId> syms = ids(t[2], at + " symbols");
+      if (syms.size() > kMaxTermDegree) fail(at, "has a degree above ", kMaxTermDegree);
+      term.symbols.assign(syms.begin(), syms.end());
+      e.terms.push_back(std::move(term));
+    }
+    return e;
   }
 
   Attr attr(const Json& j, const std::string& where) const {
@@ -258,6 +343,13 @@ std::string graph_to_json(const Graph& graph) {
                {"inputs", graph.inputs},
                {"outputs", graph.outputs},
                {"output_structure", graph.output_structure}};
+  if (!graph.symbols.empty() || !graph.exprs.empty()) {
+    Json symbols = Json::array(), exprs = Json::array();
+    for (const Symbol& sym : graph.symbols) symbols.push_back(symbol_json(sym));
+    for (const SymExpr& e : graph.exprs) exprs.push_back(expr_json(e));
+    root["symbols"] = std::move(symbols);
+    root["exprs"] = std::move(exprs);
+  }
   try {
     return root.dump();
   } catch (const Json::exception& e) {  // a name or string attribute that is not UTF-8

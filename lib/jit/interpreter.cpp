@@ -35,8 +35,8 @@ std::vector<Tensor> run_graph(const Graph& g, const std::vector<Tensor>& inputs,
 std::vector<Tensor> run_graph(const Graph& g, const std::vector<Tensor>& inputs, Device device,
                               const RunPlan& plan) {
   EMBER_CHECK(plan.release_after.size() == g.nodes.size(), "traced module: stale run plan");
-  EMBER_CHECK(inputs.size() == g.inputs.size(), "traced module: forward expected ",
-              g.inputs.size(), " input tensor(s), but got ", inputs.size());
+  // Binds the symbols and checks the guards before anything runs.
+  std::shared_ptr<const Specialization> spec = plan.shapes->get(g, inputs);
   std::vector<Tensor> env(g.values.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
     EMBER_CHECK_TYPE(inputs[i].defined(), "traced module: input ", i, " is not a tensor");
@@ -48,7 +48,7 @@ std::vector<Tensor> run_graph(const Graph& g, const std::vector<Tensor>& inputs,
     auto it = g.tensors.find(val.name);
     EMBER_CHECK(it != g.tensors.end(), "traced module: no tensor for ",
                 val.kind == ValueKind::Parameter ? "parameter" : "constant", " '", val.name, "'");
-    env[v] = it->second;
+    env[v] = val.value_expr >= 0 ? spec->constants[v] : it->second;
   }
   std::vector<Tensor> args, preset;
   for (size_t n = 0; n < g.nodes.size(); ++n) {
@@ -57,13 +57,14 @@ std::vector<Tensor> run_graph(const Graph& g, const std::vector<Tensor>& inputs,
     preset.clear();
     for (ValueId v : node.inputs) args.push_back(v == kNoValue ? Tensor() : slot(env, v));
     for (ValueId v : node.preset) preset.push_back(slot(env, v));
-    InvokeArgs a(g, static_cast<int32_t>(n), args, preset, device);
+    InvokeArgs a(g, static_cast<int32_t>(n), args, preset, device, spec.get());
     InvokeFn fn = invoker_for(node.op);
     if (!fn) a.fail("this op cannot run in a traced graph");
     std::vector<Tensor> outs = fn(a);
     if (outs.size() != node.outputs.size())
       a.fail(detail::str("produced ", outs.size(), " outputs, but the graph expects ",
                          node.outputs.size()));
+    check_output_sizes(g, *spec, static_cast<int32_t>(n), outs);
     for (size_t i = 0; i < outs.size(); ++i) slot(env, node.outputs[i]) = std::move(outs[i]);
     for (ValueId v : plan.release_after[n]) slot(env, v) = Tensor();
   }

@@ -3,9 +3,11 @@
 // the ordinary dispatcher: any device, autograd, and a trace of its own if one is
 // active. Values are released after their last use.
 #pragma once
+#include <memory>
 #include <vector>
 
 #include "jit/graph.h"
+#include "jit/shape_specialize.h"
 
 namespace ember::jit {
 
@@ -13,6 +15,8 @@ namespace ember::jit {
 // value is released (after its last use). jit::Module keeps one per graph.
 struct RunPlan {
   std::vector<std::vector<ValueId>> release_after;  // per node
+  // The graph at each input size it has run with (jit/shape_specialize.h).
+  std::shared_ptr<SpecializationCache> shapes = std::make_shared<SpecializationCache>();
 };
 RunPlan make_run_plan(const Graph& graph);
 

@@ -4,6 +4,7 @@
 #include "jit/graph_check.h"
 #include "jit/graph_json.h"
 #include "jit/model_limits.h"
+#include "jit/symbolic_fit.h"
 #include "serialize/atomic_file.h"
 #include "serialize/strict_json.h"
 
@@ -21,7 +22,8 @@ constexpr const char* kRequiresGradKey = "requires_grad";
 
 // The format and version entries of the metadata, before the graph is parsed:
 // a plain safetensors file or one from a newer ember gets a message that says so.
-void check_format(const serialize::Metadata& metadata, const std::string& source) {
+// Returns the file's format version.
+int check_format(const serialize::Metadata& metadata, const std::string& source) {
   auto format = metadata.find(kFormatKey);
   if (format == metadata.end() || format->second != kModelFormat)
     bad_model(source, "it is not an ember model file (its safetensors metadata has no \"",
@@ -41,6 +43,7 @@ void check_format(const serialize::Metadata& metadata, const std::string& source
               "upgrade ember)");
   if (number < 1) bad_model(source, "its \"", kVersionKey, "\" ", number, " is not a version");
   if (!metadata.count(kGraphKey)) bad_model(source, "its metadata has no \"", kGraphKey, "\"");
+  return number;
 }
 
 bool is_weight(const Value& v) {
@@ -103,8 +106,11 @@ Graph read_model(const serialize::ByteSource& source, std::optional<Device> map_
   // The format and the graph are checked from the header alone, before the
   // tensors' memory is allocated: a large file that is no model fails fast.
   serialize::Metadata metadata = serialize::read_header(source).metadata;
-  check_format(metadata, context);
+  int version = check_format(metadata, context);
   Graph graph = parse_graph(metadata.at(kGraphKey), context);
+  // Format 1 predates symbolic sizes: its data-dependent sizes are marked here,
+  // as a trace marks them now.
+  if (version < 2) mark_data_dependent_sizes(graph);
   serialize::Contents contents = serialize::read_safetensors(source);
   for (auto& [name, tensor] : contents.tensors)
     graph.tensors.emplace(std::move(name), std::move(tensor));

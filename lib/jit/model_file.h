@@ -20,8 +20,10 @@ namespace ember::jit {
 
 constexpr const char* kModelFormat = "ember.jit";
 // The graph JSON layout this ember writes and reads; files of a newer version
-// are refused with a message saying so.
-constexpr int kModelFormatVersion = 1;
+// are refused with a message saying so. Version 2 added symbolic sizes (the
+// graph's "symbols" and "exprs", values' "size_exprs" and "value_expr", nodes'
+// "sym_attrs"); version 1 files still load (as static graphs).
+constexpr int kModelFormatVersion = 2;
 
 // Writes the model file's bytes (the graph is checked first: a graph that would
 // not load is not written). `path` names the file in error messages.

@@ -19,7 +19,10 @@ constexpr size_t kMaxAttrInts = size_t{1} << 16;         // entries of an int-li
 constexpr size_t kMaxNameLength = 4096;                  // value names and string attributes
 constexpr size_t kMaxValueDims = 64;                     // as safetensors' kMaxDims
 constexpr uint64_t kMaxValueBytes = uint64_t{1} << 48;   // one value's traced tensor
-constexpr int kMaxOutputNesting = 32;                    // nested tuples of forward's result
+constexpr int kMaxOutputNesting = 32;
+constexpr size_t kMaxSymbols = 16;      // dynamic sizes of one graph
+constexpr size_t kMaxExprTerms = 256;   // terms of one size expression
+constexpr size_t kMaxTermDegree = 4;    // symbols multiplied in one term                    // nested tuples of forward's result
 // The graph JSON's nesting: root, "nodes", a node, "attrs", an attr, an int list.
 constexpr int kMaxGraphJsonDepth = 5;
 constexpr size_t kMaxGraphJsonElements = size_t{1} << 25;

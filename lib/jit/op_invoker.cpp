@@ -2,6 +2,7 @@
 #include "jit/op_invoker.h"
 
 #include "ember/ops/factories.h"
+#include "jit/shape_specialize.h"
 
 namespace ember::jit {
 
@@ -23,13 +24,16 @@ InvokeFn invoker_for(OpId op) {
 }
 
 InvokeArgs::InvokeArgs(const Graph& graph, int32_t node_index, const std::vector<Tensor>& inputs,
-                       const std::vector<Tensor>& preset, Device device)
+                       const std::vector<Tensor>& preset, Device device,
+                       const Specialization* spec)
     : graph_(&graph),
       node_(&graph.nodes.at(static_cast<size_t>(node_index))),
       node_index_(node_index),
       inputs_(inputs),
       preset_(preset),
-      device_(device) {}
+      device_(device),
+      spec_(spec),
+      attrs_(spec ? &spec->attrs_of(graph, node_index) : &node_->attrs) {}
 
 void InvokeArgs::fail(const std::string& what) const {
   throw Error(detail::str("model graph node ", node_index_, " (", op_name(node_->op), "): ", what));
@@ -63,10 +67,10 @@ std::vector<Tensor> InvokeArgs::opt_tensors_from(size_t from) const {
 }
 
 const Attr& InvokeArgs::attr_at(size_t i, const char* kind) const {
-  if (i >= node_->attrs.size())
+  if (i >= attrs_->size())
     fail(detail::str("expected ", kind, " attribute at position ", i, ", but the node has ",
-                     node_->attrs.size(), " attributes"));
-  return node_->attrs[i];
+                     attrs_->size(), " attributes"));
+  return (*attrs_)[i];
 }
 
 bool InvokeArgs::is_none(size_t i) const { return attr_at(i, "an").is_none(); }
@@ -152,9 +156,29 @@ const Value& InvokeArgs::traced_input(size_t i) const {
   return graph_->values.at(static_cast<size_t>(node_->inputs[i]));
 }
 
+// A dim that depends on data (-1) is known only as traced.
+const DimVector& InvokeArgs::sizes_of(ValueId v) const {
+  const DimVector& traced = graph_->values.at(static_cast<size_t>(v)).sizes;
+  if (!spec_) return traced;
+  const DimVector& sizes = spec_->sizes.at(static_cast<size_t>(v));
+  for (int64_t d : sizes)
+    if (d < 0) return traced;
+  return sizes;
+}
+
+const DimVector& InvokeArgs::output_sizes(size_t i) const {
+  traced_output(i);  // checks i
+  return sizes_of(node_->outputs[i]);
+}
+
+const DimVector& InvokeArgs::input_sizes(size_t i) const {
+  traced_input(i);  // checks i
+  return sizes_of(node_->inputs[i]);
+}
+
 Tensor InvokeArgs::fresh_output(size_t i) const {
   const Value& v = traced_output(i);
-  Tensor t = empty(v.sizes, TensorOptions(v.dtype).device(device_));
+  Tensor t = empty(output_sizes(i), TensorOptions(v.dtype).device(device_));
   t.impl()->is_wrapped_number = v.wrapped_number;
   return t;
 }

@@ -15,6 +15,8 @@
 
 #include "jit/graph.h"
 
+namespace ember::jit { struct Specialization; }
+
 namespace ember::jit {
 
 // One node's arguments at run time. Every accessor checks the position and the
@@ -23,12 +25,15 @@ namespace ember::jit {
 // a string"), so a malformed node is an error, never undefined behaviour.
 class InvokeArgs {
  public:
+  // `spec` (jit/shape_specialize.h) gives the attributes and sizes at this run's
+  // input sizes; without one (the passes), the traced ones.
   InvokeArgs(const Graph& graph, int32_t node_index, const std::vector<Tensor>& inputs,
-             const std::vector<Tensor>& preset, Device device);
+             const std::vector<Tensor>& preset, Device device,
+             const Specialization* spec = nullptr);
 
   const Node& node() const { return *node_; }
   size_t num_inputs() const { return inputs_.size(); }
-  size_t num_attrs() const { return node_->attrs.size(); }
+  size_t num_attrs() const { return attrs_->size(); }
 
   // Tensor inputs. tensor(i): must be defined; opt_tensor(i): may be left out.
   const Tensor& tensor(size_t i) const;
@@ -68,7 +73,10 @@ class InvokeArgs {
   // (which must not be left out).
   const Value& traced_output(size_t i) const;
   const Value& traced_input(size_t i) const;
-  // A new tensor shaped like the traced output i, on device(): where a node with a
+  // Their sizes at this run's input sizes (the traced sizes for a static graph).
+  const DimVector& output_sizes(size_t i) const;
+  const DimVector& input_sizes(size_t i) const;
+  // A new tensor of output i's dtype and sizes, on device(): where a node with a
   // left-out first input (see graph.h, fresh outputs) writes its result.
   Tensor fresh_output(size_t i) const;
 
@@ -82,6 +90,9 @@ class InvokeArgs {
   const std::vector<Tensor>& inputs_;
   const std::vector<Tensor>& preset_;
   Device device_;
+  const Specialization* spec_;
+  const std::vector<Attr>* attrs_;
+  const DimVector& sizes_of(ValueId v) const;
   const Attr& attr_at(size_t i, const char* kind) const;
 };
 

@@ -6,6 +6,7 @@
 
 #include "dispatch/dispatcher.h"
 #include "jit/op_invoker.h"
+#include "jit/symbolic_fit.h"
 
 namespace ember::jit {
 
@@ -186,6 +187,7 @@ std::shared_ptr<Graph> end_trace(const std::vector<Tensor>& outputs,
     g.outputs.push_back(value_of(*st, outputs[i]));
   }
   g.output_structure = output_structure;
+  mark_data_dependent_sizes(g);
   return st->graph;
 }
 

@@ -29,6 +29,7 @@ from . import optim  # noqa: E402,F401
 from . import cuda  # noqa: E402,F401  (ember.cuda: devices, streams, events, CUDA memory)
 from . import backends  # noqa: E402,F401  (ember.backends: cuBLAS/cuDNN switches, as torch.backends)
 from . import jit  # noqa: E402,F401  (ember.jit: trace, load, TracedModule)
+from . import export  # noqa: E402,F401  (ember.export: torch.export over ember.jit)
 from . import profiler  # noqa: E402,F401  (ember.profiler: op profiler, as torch.profiler)
 from . import onnx  # noqa: E402,F401  (ember.onnx.export; needs the onnx package only when called)
 from .autograd import is_inference_mode_enabled  # noqa: E402,F401

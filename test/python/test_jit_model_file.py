@@ -121,7 +121,7 @@ def test_the_file_is_safetensors_holding_the_named_parameters(saved):
         np.testing.assert_array_equal(tensors[name], to_numpy(t))
     with safe_open(str(path), "np") as f:
         metadata = f.metadata()
-    assert metadata["format"] == "ember.jit" and metadata["format_version"] == "1"
+    assert metadata["format"] == "ember.jit" and metadata["format_version"] == "2"
     graph = json.loads(metadata["graph"])
     assert [n["op"] for n in graph["nodes"]] == [n.op for n in ember.jit.load(path).graph.nodes()]
 
@@ -160,8 +160,8 @@ def test_malformed_graphs_raise(saved, tmp_path, edit, message):
 
 
 def test_wrong_format_version_and_plain_files(saved, tmp_path):
-    newer = edited(saved[2], edit_metadata=lambda m: m.__setitem__("format_version", "2"))
-    assert "newer than version 1" in load_error(tmp_path, newer)
+    newer = edited(saved[2], edit_metadata=lambda m: m.__setitem__("format_version", "3"))
+    assert "newer than version 2" in load_error(tmp_path, newer)
     plain = tmp_path / "plain.safetensors"
     ember.save({"w": ember.ones(2)}, plain)
     with pytest.raises(RuntimeError, match="not an ember model file"):

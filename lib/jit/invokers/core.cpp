@@ -28,7 +28,7 @@ TensorOptions traced_options(const InvokeArgs& a) {
 // The traced sizes of a factory's output, which must have `rank` dims: arange,
 // linspace, randperm and eye carry their lengths only there.
 const DimVector& traced_sizes(const InvokeArgs& a, size_t rank) {
-  const DimVector& sizes = a.traced_output(0).sizes;
+  const DimVector& sizes = a.output_sizes(0);
   if (sizes.size() != rank)
     a.fail(detail::str("the traced output must have ", rank, " dims, got ", sizes.size()));
   return sizes;
@@ -70,7 +70,7 @@ Tensor& run_random_(const InvokeArgs& a, Tensor& self) {
 EMBER_REGISTER_INVOKER(copy_, [](const InvokeArgs& a) -> std::vector<Tensor> {
   const Tensor& src = a.tensor(1);
   Tensor dst;
-  if (is_fresh_output(a) && a.traced_input(1).sizes == a.traced_output(0).sizes) {
+  if (is_fresh_output(a) && a.input_sizes(1) == a.output_sizes(0)) {
     // x.clone(), x.to(dtype), x.contiguous(): the copy takes the shape of the
     // input it is given, not the traced one (which would broadcast a smaller one).
     const Value& traced = a.traced_output(0);

@@ -14,10 +14,13 @@ std::string node_key(const Graph& g, const Node& n) {
   for (ValueId v : n.inputs) key += std::to_string(v) + ",";
   key += ";";
   for (const Attr& a : n.attrs) key += std::to_string(a.value().index()) + ":" + attr_str(a) + ",";
+  for (const SymAttr& s : n.sym_attrs)
+    key += "s" + std::to_string(s.attr) + "." + std::to_string(s.element) + "=" + std::to_string(s.expr) + ",";
   key += ")";
   for (ValueId v : n.outputs) {
     const Value& val = g.values[static_cast<size_t>(v)];
     key += type_str(val) + (val.wrapped_number ? "w" : "");
+    for (int32_t e : val.size_exprs) key += "e" + std::to_string(e);
   }
   return key;
 }
@@ -29,7 +32,7 @@ void merge_equal_constants(const Graph& g, const std::vector<bool>& written,
   std::map<std::string, ValueId> seen;
   for (size_t v = 0; v < g.values.size(); ++v) {
     const Value& val = g.values[v];
-    if (val.kind != ValueKind::Constant || written[v]) continue;
+    if (val.kind != ValueKind::Constant || written[v] || val.value_expr >= 0) continue;
     auto t = g.tensors.find(val.name);
     if (t == g.tensors.end() || t->second.numel() != 1 || !t->second.is_cpu()) continue;
     const Tensor& c = t->second;

@@ -14,8 +14,11 @@ constexpr int64_t kMaxFoldedBytes = 64 * 1024;
 
 int fold_constants(Graph& g) {
   std::vector<bool> written = passes_detail::written_values(g);
+  // A constant computed from the symbols (value_expr) differs from run to run.
   auto is_constant = [&](ValueId v) {
-    return v == kNoValue || g.values[static_cast<size_t>(v)].kind == ValueKind::Constant;
+    if (v == kNoValue) return true;
+    const Value& val = g.values[static_cast<size_t>(v)];
+    return val.kind == ValueKind::Constant && val.value_expr < 0;
   };
   NoGradGuard no_grad;
   std::vector<bool> keep(g.nodes.size(), true);
@@ -23,7 +26,7 @@ int fold_constants(Graph& g) {
   int64_t next_name = 0;
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     const Node& node = g.nodes[n];
-    if (has_side_effects(node) || !invoker_for(node.op)) continue;
+    if (has_side_effects(node) || !invoker_for(node.op) || !node.sym_attrs.empty()) continue;
     bool foldable = true;
     int64_t in_bytes = 0;
     std::vector<Tensor> args;
@@ -33,7 +36,10 @@ int fold_constants(Graph& g) {
       args.push_back(v == kNoValue ? Tensor() : g.tensors.at(g.values[static_cast<size_t>(v)].name));
       if (args.back().defined()) in_bytes += args.back().nbytes();
     }
-    for (ValueId v : node.outputs) foldable = foldable && !written[static_cast<size_t>(v)];
+    // An output with symbolic sizes (arange(seq)) is made anew at every run.
+    for (ValueId v : node.outputs)
+      foldable = foldable && !written[static_cast<size_t>(v)] &&
+                 g.values[static_cast<size_t>(v)].size_exprs.empty();
     if (!foldable) continue;
     Device device = args.empty() || !args[0].defined() ? kCPU : args[0].device();
     std::vector<Tensor> preset;

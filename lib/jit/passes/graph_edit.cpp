@@ -49,6 +49,8 @@ void compact(Graph& g, const std::vector<bool>& keep_node) {
   std::vector<int32_t> new_node(g.nodes.size(), -1);
   Graph out;
   out.output_structure = g.output_structure;
+  out.symbols = g.symbols;
+  out.exprs = g.exprs;
   int32_t kept = 0;
   for (size_t n = 0; n < g.nodes.size(); ++n)
     if (keep_node[n]) new_node[n] = kept++;

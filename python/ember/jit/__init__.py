@@ -16,12 +16,14 @@ from collections import OrderedDict
 
 from .. import _C
 from .._C import Tensor
+from . import _dynamic_shapes
+from ._dynamic_shapes import Dim
 
 _jit = _C._jit
 TracerWarning = _jit.TracerWarning
 Graph = _jit.Graph
 
-__all__ = ["trace", "load", "save", "TracedModule", "TracerWarning", "TracingCheckError"]
+__all__ = ["trace", "load", "save", "TracedModule", "TracerWarning", "TracingCheckError", "Dim"]
 
 
 class TracingCheckError(Exception):
@@ -55,6 +57,11 @@ def _flatten_input(x, flat, where):
         return [_flatten_input(item, flat, f"{where}[{i}]") for i, item in enumerate(x)]
     raise TypeError(f"ember.jit.trace: {where} must be a Tensor or a (nested) tuple or list of "
                     f"tensors, got {type(x).__name__}")
+
+
+def _nested_inputs(structure, flat):
+    """The call's arguments from the flat tensors and _as_inputs's structure."""
+    return tuple(_unflatten(s, flat) for s in structure)
 
 
 def _as_inputs(example_inputs):
@@ -154,7 +161,10 @@ def _check_trace(traced, inputs, expected, tolerance, what="the example inputs")
         return
     import numpy as np
 
-    got = traced._c.forward(list(inputs))
+    try:
+        got = traced._c.forward(list(inputs))
+    except RuntimeError as e:  # a guard: the inputs' sizes are not ones the graph accepts
+        raise TracingCheckError(f"ember.jit.trace: the traced graph cannot run on {what}: {e}") from e
     for i, (g, e) in enumerate(zip(got, expected)):
         same = g.shape == e.shape and g.dtype == e.dtype
         if same and g.numel():
@@ -171,22 +181,8 @@ def _check_trace(traced, inputs, expected, tolerance, what="the example inputs")
                 "in (see the TracerWarnings).")
 
 
-def trace(func, example_inputs, check_trace=True, check_inputs=None, check_tolerance=1e-5,
-          optimize=True):
-    """Runs func (a Module or a function of tensors) on example_inputs and records
-    the ops it runs. Returns a TracedModule. ``optimize`` runs constant folding,
-    common-subexpression elimination and dead-code elimination on the graph;
-    ``check_trace`` runs the graph on the example inputs, and on each tuple of
-    ``check_inputs``, and compares with func's results (raising TracingCheckError
-    when they differ: the trace baked in a value or a branch)."""
-    from ..nn import Module
-
-    inputs, flat_inputs, input_structure = _as_inputs(example_inputs)
-    params = []
-    name = getattr(func, "__name__", "TracedModule")
-    if isinstance(func, Module):
-        params = list(func.named_parameters()) + list(func.named_buffers())
-        name = type(func).__name__
+def _record(func, inputs, flat_inputs, params):
+    """One trace of func(*inputs): the C++ module and func's flat outputs."""
     _jit._begin_trace(flat_inputs, params)
     try:
         out = func(*inputs)
@@ -195,9 +191,50 @@ def trace(func, example_inputs, check_trace=True, check_inputs=None, check_toler
     except BaseException:
         _jit._abort_trace()
         raise
+    return _jit._end_trace(flat, json.dumps(structure)), flat
+
+
+def trace(func, example_inputs, check_trace=True, check_inputs=None, check_tolerance=1e-5,
+          optimize=True, dynamic_shapes=None):
+    """Runs func (a Module or a function of tensors) on example_inputs and records
+    the ops it runs. Returns a TracedModule. ``optimize`` runs constant folding,
+    common-subexpression elimination and dead-code elimination on the graph;
+    ``check_trace`` runs the graph on the example inputs, and on each tuple of
+    ``check_inputs``, and compares with func's results (raising TracingCheckError
+    when they differ: the trace baked in a value or a branch).
+
+    ``dynamic_shapes`` (as torch.export's) makes input dims dynamic: a dict from
+    forward's argument names, or a tuple with one entry per input, of ``{dim: Dim}``::
+
+        batch = ember.jit.Dim("batch", min=1, max=4096)
+        traced = ember.jit.trace(model, x, dynamic_shapes={"x": {0: batch}})
+
+    The graph then runs at any size in the Dim's range, checks on every call that the
+    inputs fit (a clear error otherwise), and keeps every size that follows the dynamic
+    dims as an expression of them (docs/jit.md, "Dynamic shapes"). Without it, the
+    graph accepts only the traced sizes."""
+    from ..nn import Module
+
+    inputs, flat_inputs, input_structure = _as_inputs(example_inputs)
+    params = []
+    name = getattr(func, "__name__", "TracedModule")
+    if isinstance(func, Module):
+        params = list(func.named_parameters()) + list(func.named_buffers())
+        name = type(func).__name__
+    dims = None
+    if dynamic_shapes is not None:
+        specs = _dynamic_shapes.flat_dim_specs(dynamic_shapes, func, inputs)
+        symbols, input_dims = _dynamic_shapes.symbols_of(specs, flat_inputs)
+        dims = (symbols, input_dims) if symbols else None
+    traced_c, flat = _record(func, inputs, flat_inputs, params)
+    if dims is not None:
+        def trace_at(flat_at):
+            return _record(func, _nested_inputs(input_structure, flat_at), flat_at, params)[0]
+
+        state = _dynamic_shapes.SavedState(func if isinstance(func, Module) else None)
+        traced_c = _dynamic_shapes.fit(trace_at, traced_c, flat_inputs, *dims, state)
     nested = any(not isinstance(s, int) for s in input_structure)
-    traced = TracedModule(_jit._end_trace(flat, json.dumps(structure)), name,
-                          input_structure if nested else None)
+    traced = TracedModule(traced_c, name, input_structure if nested else None)
     if optimize:
         for p in ("constant_folding", "cse", "dce"):
             traced.run_pass(p)

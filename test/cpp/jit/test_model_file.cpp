@@ -239,8 +239,8 @@ TEST_CASE("format and version are checked first", "[jit]") {
   CHECK_THAT(metadata_error([](Json& m) { m["format"] = "pytorch"; }),
              Contains("not an ember model file"));
   CHECK_THAT(metadata_error([](Json& m) { m.erase("format"); }), Contains("not an ember model file"));
-  CHECK_THAT(metadata_error([](Json& m) { m["format_version"] = "2"; }),
-             Contains("format version 2, newer than version 1"));
+  CHECK_THAT(metadata_error([](Json& m) { m["format_version"] = "3"; }),
+             Contains("format version 3, newer than version 2"));
   CHECK_THAT(metadata_error([](Json& m) { m["format_version"] = "1.0"; }),
              Contains("not a version number"));
   CHECK_THAT(metadata_error([](Json& m) { m["format_version"] = "99999999999999999999"; }),
