@@ -78,7 +78,7 @@ fuzz:
 	mkdir -p $(FUZZ_BUILD)/seeds $(FUZZ_BUILD)/corpus $(FUZZ_BUILD)/artifacts
 	$(FUZZ_BUILD)/make_fuzz_corpus $(FUZZ_BUILD)/seeds
 	# The dictionary: the format's tokens and every op name of the op table.
-	{ cat test/fuzz/model_file.dict; sed -nE 's/^EMBER_OP\((\w+)\).*/"\1"/p' lib/dispatch/ops/*.def; } \
+	{ cat test/fuzz/model_file.dict; sed -nE 's/^func = "(\w+)\(.*/"\1"/p' lib/dispatch/schema/*.toml; } \
 	  > $(FUZZ_BUILD)/model_file.dict
 	ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  $(FUZZ_BUILD)/fuzz_model_file -max_total_time=$(FUZZ_SECONDS) \

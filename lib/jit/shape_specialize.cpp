@@ -19,9 +19,9 @@ std::string range_str(const Symbol& s) {
 int64_t eval_or_throw(const Graph& g, int32_t e, const std::vector<int64_t>& symbols,
                       const std::string& what) {
   std::optional<int64_t> v = evaluate(g.exprs[static_cast<size_t>(e)], symbols);
-  if (!v)
+  if (!v || *v < 0)
     throw Error(detail::str("traced module: ", what, " = ", expr_str(g.exprs[static_cast<size_t>(e)], g.symbols),
-                            " is not an integer at these input sizes"));
+                            v ? " is negative" : " is not an integer", " at these input sizes"));
   return *v;
 }
 

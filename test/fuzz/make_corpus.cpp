@@ -21,6 +21,8 @@ int main(int argc, char** argv) {
   jit::Graph attrs = test::mlp_graph();
   attrs.nodes[1].attrs = test::tricky_attrs();
   jit::save_model(attrs, dir + "/attrs.ember");
-  std::printf("wrote 3 model files to %s\n", dir.c_str());
+  // Symbolic sizes and attributes (format 2).
+  jit::save_model(test::symbolic_mlp_graph(), dir + "/symbolic.ember");
+  std::printf("wrote 4 model files to %s\n", dir.c_str());
   return 0;
 }

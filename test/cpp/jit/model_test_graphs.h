@@ -78,6 +78,24 @@ inline Graph mlp_graph() {
   return g;
 }
 
+// mlp_graph with a dynamic batch: symbol "batch" in [1, 64] is input dim 0, the
+// values of 2 rows have `batch` rows, and the add's alpha is batch - 1 (a
+// symbolic attribute: 1 at the traced batch of 2).
+inline Graph symbolic_mlp_graph() {
+  Graph g = mlp_graph();
+  jit::Symbol batch;
+  batch.name = "batch";
+  batch.min = 1;
+  batch.max = 64;
+  batch.traced = 2;
+  g.symbols = {batch};
+  g.exprs = {jit::SymExpr{{jit::SymTerm{1, 1, {0}}}},
+             jit::SymExpr{{jit::SymTerm{1, 1, {0}}, jit::SymTerm{-1, 1, {}}}}};
+  for (ValueId v : {0, 3, 4, 5}) g.values[v].size_exprs = {0, jit::kStaticDim};
+  g.nodes[1].sym_attrs = {jit::SymAttr{0, -1, 1}};
+  return g;
+}
+
 // Every kind of attribute, with the values a text format gets wrong most easily.
 inline std::vector<Attr> tricky_attrs() {
   const double inf = std::numeric_limits<double>::infinity();
