@@ -44,6 +44,8 @@ namespace {
 
 IntList shape_from(const py::args& args, py::kwargs& kw, const char* op) {
   if (kw.contains("size")) return py::object(kw.attr("pop")("size")).cast<IntList>();
+  // zeros() is torch's TypeError; a 0-dim tensor is zeros(()) or zeros([]).
+  if (args.empty()) throw TypeError(detail::str(op, "() missing 1 required positional arguments: \"size\""));
   return shape_from_args(args, op);
 }
 

@@ -367,11 +367,11 @@ def test_dynamic_axes_errors(tmp_path):
 
 # ---- one traced function per converted op -----------------------------------------------
 def _x(*shape):
-    return ember.randn(*shape)
+    return ember.randn(shape)
 
 
 def _pos(*shape):
-    return ember.rand(*shape) + 0.1
+    return ember.rand(shape) + 0.1
 
 
 def _ints(*shape):

@@ -75,14 +75,14 @@ def check(fn, *makers, ops=(), rtol=1e-5, atol=1e-6):
 
 def randn(*shape, nc=False):
     def make():
-        t = ember.randn(*shape)
+        t = ember.randn(shape)
         return noncontiguous(t) if nc else t
     return make
 
 
 def positive(*shape, nc=False):
     def make():
-        t = ember.rand(*shape) + 0.1
+        t = ember.rand(shape) + 0.1
         return noncontiguous(t) if nc else t
     return make
 
@@ -95,7 +95,7 @@ def randint(lo, hi, *shape, dtype=ember.int64, nc=False):
 
 
 def mask(*shape):
-    return lambda: ember.rand(*shape) > 0.5
+    return lambda: ember.rand(shape) > 0.5
 
 
 def special():
@@ -612,7 +612,7 @@ def test_activation_composites_trace():
 
 def unit(*shape):
     """Values in (-0.9, 0.9): the domain of asin, atanh, erfinv."""
-    return lambda: ember.rand(*shape) * 1.8 - 0.9
+    return lambda: ember.rand(shape) * 1.8 - 0.9
 
 
 SPECIAL_UNARY = [

@@ -326,7 +326,7 @@ def test_copies_follow_the_shape_of_their_input():
     # shape (a smaller input must not be broadcast into the traced shape).
     traced = ember.jit.trace(lambda x: x.t().contiguous().double() * 2, ember.randn(3, 4))
     for shape in [(3, 4), (1, 4), (5, 2)]:
-        x = ember.randn(*shape)
+        x = ember.randn(shape)
         out = traced(x)
         assert out.shape == (shape[1], shape[0]) and out.dtype == ember.float64
         assert_close(out, to_numpy(x).T * 2)

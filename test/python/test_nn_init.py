@@ -100,7 +100,7 @@ def test_trunc_normal():
 
 def test_orthogonal():
     for shape in [(6, 4), (4, 6), (3, 2, 2)]:
-        w = init.orthogonal_(ember.empty(*shape), gain=2.0)
+        w = init.orthogonal_(ember.empty(shape), gain=2.0)
         m = values(w).reshape(shape[0], -1) / 2.0
         small = min(m.shape)
         gram = m @ m.T if m.shape[0] == small else m.T @ m

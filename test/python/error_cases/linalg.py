@@ -5,7 +5,7 @@ z = ember.zeros
 
 
 def f64(*shape):
-    return ember.zeros(*shape, dtype=ember.float64)
+    return ember.zeros(shape, dtype=ember.float64)
 
 
 CASES = [

@@ -6,7 +6,7 @@ import ember.nn.functional as F
 
 
 def _z(*shape, dtype=None):
-    return ember.zeros(*shape, dtype=dtype or ember.float32)
+    return ember.zeros(shape, dtype=dtype or ember.float32)
 
 
 def _i(values):

@@ -5,7 +5,7 @@ C = ember._C
 
 
 def _z(*shape, dtype=None):
-    return ember.zeros(*shape, dtype=dtype or ember.float32)
+    return ember.zeros(shape, dtype=dtype or ember.float32)
 
 
 def _i(values):

@@ -6,7 +6,7 @@ C = ember._C
 
 
 def _z(*shape, dtype=ember.float32):
-    return ember.zeros(*shape, dtype=dtype)
+    return ember.zeros(shape, dtype=dtype)
 
 
 def _sgd(param, grad, buf=None, momentum=0.0):
