@@ -111,8 +111,19 @@ class Fitter {
     for (size_t t = 1; t < traces_.size(); ++t) {
       const Graph& b = *traces_[t];
       std::string at = " when traced at " + point_str(t) + " instead of " + point_str(0);
-      if (a.nodes.size() != b.nodes.size() || a.values.size() != b.values.size())
-        fail(detail::str("it has ", b.nodes.size(), " nodes", at, " (", a.nodes.size(), " at the example)"));
+      if (a.nodes.size() != b.nodes.size() || a.values.size() != b.values.size()) {
+        // Where the two first differ says what repeats: a loop over a size (an RNN
+        // unrolled over the sequence) or a branch.
+        size_t n = 0;
+        while (n < a.nodes.size() && n < b.nodes.size() && a.nodes[n].op == b.nodes[n].op) ++n;
+        std::string where = n < a.nodes.size() && n < b.nodes.size()
+                                ? detail::str("; node ", n, " is ", op_name(a.nodes[n].op), " at the example and ",
+                                              op_name(b.nodes[n].op), " there")
+                                : "";
+        fail(detail::str("it has ", b.nodes.size(), " nodes", at, " (", a.nodes.size(),
+                         " at the example", where, "): Python code loops or branches on the size "
+                         "(recurrent layers unroll over the sequence, so only their batch can be dynamic)"));
+      }
       if (a.inputs != b.inputs || a.outputs != b.outputs || a.output_structure != b.output_structure)
         fail("its inputs or outputs change" + at);
       for (size_t n = 0; n < a.nodes.size(); ++n) {

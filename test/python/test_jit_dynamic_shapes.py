@@ -149,6 +149,46 @@ def test_export_tutorial_cases(fn, shapes, spec, runs):
         assert_same(traced(*inputs), fn(*inputs))
 
 
+POS = ember.randn(1, 50, 3)
+CONV = nn.Conv2d(1, 2, 3, padding=1)
+EMB = nn.Embedding(10, 3)
+
+
+@pytest.mark.parametrize("fn, shapes, spec, runs", [
+    (lambda x: x / x.shape[1], [(2, 4)], ({1: Dim("n")},), [[(2, 7)]]),  # a 0-dim symbolic constant
+    (lambda x: x + POS[:, :x.size(1)], [(2, 6, 3)], ({0: Dim("b"), 1: Dim("s")},), [[(1, 9, 3)], [(4, 50, 3)]]),
+    (lambda x: x + ember.arange(x.size(1)).float(), [(2, 6)], ({1: Dim("s")},), [[(2, 11)]]),
+    (lambda x: x.new_zeros(x.shape) + ember.zeros_like(x) + x, [(3, 4)], ({0: Dim("b")},), [[(9, 4)]]),
+    (lambda x: x.repeat(1, x.size(0)).sum(0).reshape(x.size(0), 4) + x[:, None].expand(x.size(0), 3, -1).sum(1),
+     [(3, 4)], ({0: Dim("b")},), [[(5, 4)]]),
+    (lambda x: ember.split(x, x.shape[1] // 2, dim=1)[0] * 2, [(3, 8)], ({1: Dim("n")},), [[(3, 12)]]),
+    (lambda x: nn.functional.adaptive_avg_pool2d(CONV(x), 1).flatten(1), [(2, 1, 8, 8)],
+     ({0: Dim("b"), 2: Dim("h"), 3: Dim("w")},), [[(3, 1, 13, 9)]]),
+    (lambda x: x[x > 0].sum() + x.shape[0], [(6,)], ({0: Dim("n")},), [[(9,)]]),  # data-dependent
+    (lambda x: EMB((x.abs() * 3).long().clamp(max=9)), [(2, 5)], ({0: Dim("b"), 1: Dim("s")},), [[(3, 8)]]),
+    (lambda x: (x - x.mean(0, keepdim=True)).reshape(-1), [(4, 3)], ({0: Dim("b")},), [[(7, 3)]]),
+], ids=["div-by-size", "positional-slice", "arange", "new_zeros", "repeat-expand", "split", "conv-hw",
+        "nonzero", "embedding", "reshape-minus-one"])
+def test_more_shape_logic_generalizes(fn, shapes, spec, runs):
+    ember.manual_seed(8)
+    traced = ember.jit.trace(fn, tuple(ember.randn(*s) for s in shapes), dynamic_shapes=spec)
+    for run in runs:
+        inputs = tuple(ember.randn(*s) for s in run)
+        with ember.no_grad():
+            assert_same(traced(*inputs), fn(*inputs))
+
+
+def test_an_rnn_over_a_dynamic_sequence_is_refused_with_the_reason():
+    lstm = nn.LSTM(3, 4, batch_first=True)
+    with pytest.raises(ValueError, match="recurrent layers unroll over the sequence"):
+        ember.jit.trace(lambda x: lstm(x)[0], ember.randn(2, 5, 3),
+                        dynamic_shapes=({0: Dim("b"), 1: Dim("s")},))
+    traced = ember.jit.trace(lambda x: lstm(x)[0], ember.randn(2, 5, 3), dynamic_shapes=({0: Dim("b")},))
+    x = ember.randn(6, 5, 3)
+    with ember.no_grad():
+        assert_same(traced(x), lstm(x)[0])
+
+
 def test_shape_logic_that_divides_gets_a_divisibility_guard():
     def halves(x):
         return x.view(x.shape[0], x.shape[1] // 2, 2).amax(-1)
