@@ -48,6 +48,10 @@ from ._sequences import *  # noqa: E402,F401,F403  (logspace, range, isin, unrav
 from . import accelerator  # noqa: E402,F401  (ember.accelerator: torch.accelerator's API)
 from ._torch_functional_spellings import *  # noqa: E402,F401,F403  (torch.ctc_loss, ...)
 from ._surface_names import *  # noqa: E402,F401,F403  (storages, asarray, histogram, ...)
+from ._numbers import *  # noqa: E402,F401,F403  (pi, inf, nan, newaxis, sym_int, ...)
+from ._higher_order import cond, while_loop  # noqa: E402,F401
+from ._copy_ops import *  # noqa: E402,F401,F403  (view_copy, permute_copy, ...)
+from ._runtime_info import *  # noqa: E402,F401,F403  (has_lapack, get_num_interop_threads, ...)
 
 globals().update(_CPU_TYPES)
 

@@ -328,6 +328,9 @@ TORCH_FUNCTIONS = """
     slice_scatter slogdet softmax sort sqrt square stack std sub subtract sum svd take
     take_along_dim tan tanh tensordot threshold topk triangular_solve tril triu true_divide trunc
     var vdot vstack where xlogy zeros
+    alias_copy as_strided_copy detach_copy diagonal_copy expand_copy permute_copy select_copy
+    slice_copy split_copy split_with_sizes_copy squeeze_copy t_copy transpose_copy unbind_copy
+    unfold_copy unsqueeze_copy view_copy
 """.split()
 
 LINALG_FUNCTIONS = "cross matmul multi_dot vecdot vector_norm".split()

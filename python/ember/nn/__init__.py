@@ -13,4 +13,5 @@ __all__ = ["functional", "init", "utils", "Parameter", "Buffer", "UninitializedP
            "UninitializedBuffer", *_modules_all]
 
 from . import parallel  # noqa: E402,F401  (torch.nn.parallel: one-device DataParallel)
+from . import grad  # noqa: E402,F401  (torch.nn.grad: conv*_input / conv*_weight)
 from .parallel import DataParallel  # noqa: E402,F401
