@@ -1,6 +1,7 @@
 """ember.onnx.export: the models of the issue (an MLP, the digits CNN, a
 TransformerEncoderLayer) and one small traced function per converted op, exported,
-checked by onnx.checker and run in onnxruntime against ember's own outputs."""
+checked by onnx.checker and run in onnxruntime against ember's own outputs. Dynamic
+sizes (dynamic_shapes, dynamic_axes): test_jit_onnx_dynamic.py."""
 import numpy as np
 import pytest
 
@@ -242,129 +243,6 @@ def test_newer_opset(tmp_path):
     assert proto.opset_import[0].version == 18
 
 
-# ---- dynamic axes ------------------------------------------------------------------------
-def run_at_sizes(path, model, make_inputs, names, sizes, atol=1e-5):
-    """Runs the exported file at other sizes of the dynamic dim against ember."""
-    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    for n in sizes:
-        inputs = make_inputs(n)
-        got = session.run(None, {k: t.numpy() for k, t in zip(names, inputs)})
-        with ember.no_grad():
-            expected = _flat(model(*inputs))
-        for g, e in zip(got, expected):
-            assert g.shape == tuple(e.shape)
-            np.testing.assert_allclose(g, e.numpy(), atol=atol, rtol=1e-5)
-
-
-def test_dynamic_batch_mlp(tmp_path):
-    ember.manual_seed(8)
-    model = nn.Sequential(nn.Flatten(), nn.Linear(12, 8), nn.GELU(), nn.Linear(8, 3),
-                          nn.Softmax(dim=1)).eval()
-    proto = export_and_compare(model, ember.randn(3, 3, 4), tmp_path,
-                               input_names=["x"], output_names=["probs"],
-                               dynamic_axes={"x": {0: "batch"}, "probs": {0: "batch"}})
-    dims = proto.graph.input[0].type.tensor_type.shape.dim
-    assert dims[0].dim_param == "batch" and dims[1].dim_value == 3
-    assert proto.graph.output[0].type.tensor_type.shape.dim[0].dim_param == "batch"
-    run_at_sizes(tmp_path / "model.onnx", model, lambda n: (ember.randn(n, 3, 4),), ["x"],
-                 [1, 2, 7])
-
-
-def test_dynamic_batch_cnn(tmp_path):
-    ember.manual_seed(9)
-    model = _with_running_stats(digits_cnn())
-    export_and_compare(model, ember.randn(2, 1, 8, 8), tmp_path, atol=1e-4,
-                       dynamic_axes={"x": [0]})
-    run_at_sizes(tmp_path / "model.onnx", model, lambda n: (ember.randn(n, 1, 8, 8),), ["x"],
-                 [1, 5], atol=1e-4)
-
-
-@pytest.mark.parametrize("batch_first", [True, False])
-def test_dynamic_batch_transformer(tmp_path, batch_first):
-    ember.manual_seed(10)
-    layer = nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, batch_first=batch_first).eval()
-    dim = 0 if batch_first else 1
-
-    def make(n):
-        return (ember.randn(n, 5, 8) if batch_first else ember.randn(5, n, 8),)
-    export_and_compare(layer, make(2), tmp_path, dynamic_axes={"x": [dim]})
-    run_at_sizes(tmp_path / "model.onnx", layer, make, ["x"], [1, 4])
-
-
-def test_dynamic_batch_with_padding_mask(tmp_path):
-    # Two inputs share the dynamic size; the folded zeros(batch, S) of the mask becomes a
-    # ConstantOfShape at the run-time batch.
-    ember.manual_seed(15)
-    layer = nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, batch_first=True).eval()
-
-    def model(src, mask):
-        return layer(src, src_key_padding_mask=mask)
-
-    def make(n):
-        return ember.randn(n, 4, 8), ember.tensor([[False, True, False, True]] * n)
-    proto = export_and_compare(model, make(2), tmp_path, input_names=["src", "mask"],
-                               dynamic_axes={"src": [0], "mask": [0]})
-    assert "ConstantOfShape" in op_types(proto)
-    run_at_sizes(tmp_path / "model.onnx", model, make, ["src", "mask"], [1, 3])
-
-
-def test_dynamic_sequence_length(tmp_path):
-    ember.manual_seed(16)
-    layer = nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, batch_first=True).eval()
-
-    def make(n):
-        return (ember.randn(2, n, 8),)
-    export_and_compare(layer, make(3), tmp_path, dynamic_axes={"x": {1: "seq"}})
-    run_at_sizes(tmp_path / "model.onnx", layer, make, ["x"], [1, 6])
-
-
-def test_dynamic_batch_lstm(tmp_path):
-    ember.manual_seed(17)
-    lstm = nn.LSTM(4, 6, batch_first=True).eval()
-
-    def make(n):
-        return (ember.randn(n, 3, 4),)
-    export_and_compare(lstm, make(2), tmp_path, dynamic_axes={"x": [0]})
-    run_at_sizes(tmp_path / "model.onnx", lstm, make, ["x"], [1, 5])
-
-
-def test_dynamic_statistics_over_the_batch(tmp_path):
-    # var/std divide by the number of reduced elements: computed from the batch size.
-    def fn(x):
-        return x.var(0) + x.std((0, 1), correction=0) + x.mean(0)
-
-    def make(n):
-        return (ember.randn(n, 3, 2),)
-    export_and_compare(fn, make(3), tmp_path, dynamic_axes={"x": [0]})
-    run_at_sizes(tmp_path / "model.onnx", fn, make, ["x"], [2, 7])
-
-
-def test_dynamic_axes_errors(tmp_path):
-    x = ember.randn(3, 4)
-    path = tmp_path / "m.onnx"
-    fn = lambda t: t.relu()  # noqa: E731
-    with pytest.raises(ValueError, match="neither an input"):
-        ember.onnx.export(fn, x, path, dynamic_axes={"y": [0]})
-    with pytest.raises(ValueError, match="has no dim 2"):
-        ember.onnx.export(fn, x, path, dynamic_axes={"x": [2]})
-    with pytest.raises(ValueError, match="one size"):
-        ember.onnx.export(fn, x, path, dynamic_axes={"x": [0, 1]})
-    with pytest.raises(ValueError, match="output 'output' has no dim 2"):
-        ember.onnx.export(fn, x, path, dynamic_axes={"x": [0], "output": [0, 2]})
-    with pytest.raises(ValueError, match="does not follow"):
-        ember.onnx.export(lambda t: t.sum(0), x, path, dynamic_axes={"x": [0], "output": [0]})
-    with pytest.raises(TypeError, match="TracedModule"):
-        ember.onnx.export(ember.jit.trace(fn, x), x, path, dynamic_axes={"x": [0]})
-    with pytest.raises(ValueError, match="constant"):  # arange(n) is folded into a constant
-        ember.onnx.export(lambda t: t + ember.arange(t.shape[0]).unsqueeze(1), x, path,
-                          dynamic_axes={"x": [0]})
-    with pytest.raises(ember.onnx.UnsupportedOperatorError, match="follows the dynamic size"):
-        # the pooling window would follow the batch
-        ember.onnx.export(lambda t: F.adaptive_avg_pool2d(t[None, None], (1, 2)), x, path,
-                          dynamic_axes={"x": [0]})
-    assert not path.exists()
-
-
 # ---- one traced function per converted op -----------------------------------------------
 def _x(*shape):
     return ember.randn(shape)
@@ -402,6 +280,7 @@ CASES = {
     "clamp": (lambda x, lo: x.clamp(min=-0.5, max=0.5) + ember.clamp(x, min=lo), (_x(3, 4), _x(4))),
     "float_classes": (lambda x: ember.isnan(x.log()).int() + ember.isinf(1 / x).int()
                       + ember.isfinite(x.log()).int(), (ember.tensor([1.0, 0.0, -1.0, 2.0]),)),
+    "bitwise_not_bool": (lambda x: ~(x > 0) | ~(x < -1), (_x(3, 4),)),
     "logical": (lambda x, y: ember.logical_not(x > 0) ^ ember.logical_and(x > y, y < 0)
                 | ember.logical_or(x == y, x != 0), (_x(3, 4), _x(3, 4))),
     # binary

@@ -3,13 +3,16 @@
 The model is traced (ember.jit.trace) unless it is a TracedModule already; each node of
 the graph becomes ONNX nodes (_ops/), parameters and constants become initializers
 under their names. The result is checked with onnx.checker and saved. Shapes are those
-of the trace (ember records views and expands with concrete sizes), except for the
-dims that dynamic_axes names and the sizes that follow them (_dynamic.py)."""
+of the trace, except where the graph was traced with dynamic_shapes (or dynamic_axes,
+_dynamic_axes.py, which becomes dynamic_shapes): its symbolic sizes (_symbolic.py) are
+named dims of the ONNX inputs and outputs and computed in the ONNX graph from the
+inputs' shapes."""
 import os
 import uuid
 
-from . import _dynamic
+from . import _dynamic_axes
 from ._errors import UnsupportedOperatorError
+from ._symbolic import SymSize, dim_param
 
 __all__ = ["export", "UnsupportedOperatorError"]
 
@@ -21,25 +24,19 @@ def _as_tuple(example_inputs):
     return tuple(example_inputs) if isinstance(example_inputs, (tuple, list)) else (example_inputs,)
 
 
-def _traced(model, example_inputs):
-    from .. import jit
-    if isinstance(model, jit.TracedModule):
-        return model
-    return jit.trace(model, example_inputs, check_trace=False)
-
-
 def _check_inputs(graph, example_inputs):
-    """The example inputs must be what the graph was traced with (the ONNX model's
-    shapes are the traced ones)."""
+    """The example inputs must be what the graph takes: its dtypes, and its traced sizes
+    except in symbolic dims (the ONNX model's shapes are the graph's)."""
     values = graph.values()
     ids = graph.inputs()
-    tensors = _as_tuple(example_inputs)
-    if len(tensors) != len(ids):
+    if len(example_inputs) != len(ids):
         raise ValueError(f"ember.onnx.export: the traced graph takes {len(ids)} inputs, "
-                         f"got {len(tensors)} example inputs")
-    for k, (vid, t) in enumerate(zip(ids, tensors)):
+                         f"got {len(example_inputs)} example inputs")
+    for k, (vid, t) in enumerate(zip(ids, example_inputs)):
         v = values[vid]
-        if tuple(t.shape) != tuple(v.sizes) or t.dtype != v.dtype:
+        fits = t.dtype == v.dtype and t.dim() == len(v.sizes) and all(
+            isinstance(want, SymSize) or want == got for want, got in zip(v.sizes, t.shape))
+        if not fits:
             raise ValueError(f"ember.onnx.export: example input {k} is {t.dtype.name}"
                              f"{list(t.shape)}, but the graph was traced with "
                              f"{v.dtype.name}{list(v.sizes)}")
@@ -57,82 +54,99 @@ def _names(given, defaults, what):
     return given + list(defaults[len(given):])
 
 
-def _value_info(name, value, dynamic_name):
+def _value_info(name, value, dim_names):
+    """An input's or output's ONNX type; dim_names: {dim: name} for unnamed dynamic dims."""
     from onnx import helper
     from ._dtypes import onnx_type
-    dims = [d.symbol(dynamic_name) if isinstance(d, _dynamic.Affine) else d for d in value.sizes]
+    dims = [dim_names.get(d, dim_param(size)) for d, size in enumerate(value.sizes)]
     return helper.make_tensor_value_info(name, onnx_type(value.dtype), dims)
 
 
-def _dynamic_graph(model, graph, example_inputs, axes):
-    """The graph with the sizes that follow the dynamic axes made symbolic: the model is
-    traced again with those dims one and two longer."""
+def _traced(model, example_inputs, input_names, output_names, dynamic_axes, dynamic_shapes):
+    """(the TracedModule to export, the parsed dynamic_axes or None, the default input
+    names): model as it is, or traced with dynamic_shapes (dynamic_axes's when given)."""
     from .. import jit
     if isinstance(model, jit.TracedModule):
-        raise TypeError("ember.onnx.export: dynamic_axes needs the Module or function (it is "
-                        "traced again at other sizes), not a TracedModule")
-    k, d = axes.inputs[0]
-    graphs = [graph] + [_traced(model, _dynamic.grown(example_inputs, axes, extra)).graph
-                        for extra in (1, 2)]
-    return _dynamic.symbolic_graph(graphs, example_inputs[k].shape[d])
+        if dynamic_axes is not None or dynamic_shapes is not None:
+            raise TypeError("ember.onnx.export: dynamic_axes and dynamic_shapes need the Module "
+                            "or function (it is traced with them); a TracedModule exports the "
+                            "dynamic dims it was traced with (ember.jit.trace(..., "
+                            "dynamic_shapes=...))")
+        values = model.graph.values()
+        return model, None, [values[v].name for v in model.graph.inputs()]
+    if dynamic_axes is not None and dynamic_shapes is not None:
+        raise ValueError("ember.onnx.export: give dynamic_axes or dynamic_shapes, not both")
+    # The names the trace gives the inputs (lib/jit/tracer.cpp), which dynamic_axes may use.
+    defaults = ["x" if i == 0 else f"x{i}" for i in range(len(example_inputs))]
+    axes = None
+    if dynamic_axes is not None:
+        axes = _dynamic_axes.parse(dynamic_axes, _names(input_names, defaults, "input"),
+                                   output_names, example_inputs)
+        dynamic_shapes = axes.dynamic_shapes
+    traced = jit.trace(model, example_inputs, check_trace=False, dynamic_shapes=dynamic_shapes)
+    return traced, axes, defaults
 
 
 def export(model, example_inputs, path, input_names=None, output_names=None, opset_version=17,
-           dynamic_axes=None):
+           dynamic_axes=None, dynamic_shapes=None):
     """Writes model as an ONNX file at path and returns the onnx.ModelProto.
 
-    model: a TracedModule (ember.jit.trace), or a Module or function, which is traced on
-    example_inputs (a tensor or a tuple of tensors) first. input_names / output_names:
-    the ONNX names of the graph's inputs and (flattened) outputs; by default the traced
-    input names ("x", "x1", ...) and "output" ("output0", "output1", ... for several).
-    opset_version: 17 (the first with LayerNormalization) up to onnx's newest.
-    dynamic_axes: {input or output name: [dims] or {dim: "name"}}: dims of one size (the
-    batch) that the ONNX model takes at any size. The model is traced twice more with
-    those dims longer to find the sizes that follow them; output dims named here must
-    turn out to follow them.
+    model: a TracedModule (ember.jit.trace) or an ember.export.ExportedProgram, exported as
+    it is, or a Module or function, which is traced on example_inputs (a tensor or a tuple
+    of tensors) first.
+    input_names / output_names: the ONNX names of the graph's inputs and (flattened)
+    outputs; by default the traced input names ("x", "x1", ...) and "output" ("output0",
+    "output1", ... for several). opset_version: 17 (the first with LayerNormalization)
+    up to onnx's newest.
+
+    Dynamic sizes: a TracedModule traced with dynamic_shapes exports its symbolic dims as
+    named ONNX dims ("batch", "batch*seq"), every size that follows them computed in the
+    ONNX graph from the inputs' shapes. A Module or function takes dynamic_shapes (as
+    ember.jit.trace's) or dynamic_axes (torch.onnx.export's form: {input or output name:
+    [dims] or {dim: "name"}}), not both: dynamic_axes's input dims become ember.jit.Dims
+    (one size per name; the list form's dims are all "batch"), and the output dims it
+    names must come out dynamic.
 
     Raises UnsupportedOperatorError naming the op and the node for an op (or a use of an
-    op: dropout in training mode, an in-place write read back through another view) that
-    has no ONNX equivalent.
+    op: dropout in training mode, an in-place write read back through another view, a
+    fixed-size ONNX attribute at a dynamic size) that has no ONNX equivalent.
     """
     try:
         import onnx
     except ImportError as e:  # an optional dependency: say how to get it
         raise ImportError("ember.onnx.export needs the onnx package: pip install onnx") from e
     from onnx import helper
+    from .._C import Tensor
+    from ..export import ExportedProgram
     from ._builder import ExportContext
     from ._ops import convert_node
+    from ._symbolic import symbolic_graph
 
     newest = onnx.defs.onnx_opset_version()
     if not isinstance(opset_version, int) or not MIN_OPSET <= opset_version <= newest:
         raise ValueError(f"ember.onnx.export: opset_version must be an int in "
                          f"[{MIN_OPSET}, {newest}], got {opset_version!r}")
+    if isinstance(model, ExportedProgram):  # torch.onnx.export takes one too
+        model = model.module()
     example_inputs = _as_tuple(example_inputs)
-    traced = _traced(model, example_inputs)
-    graph = traced.graph
+    for k, t in enumerate(example_inputs):
+        if not isinstance(t, Tensor):  # an ONNX model's inputs are a flat list of tensors
+            raise TypeError(f"ember.onnx.export: example input {k} must be a Tensor, got "
+                            f"{type(t).__name__}")
+    traced, axes, default_in = _traced(model, example_inputs, input_names, output_names,
+                                       dynamic_axes, dynamic_shapes)
+    graph = symbolic_graph(traced.graph)
     _check_inputs(graph, example_inputs)
     values = graph.values()
     in_ids, out_ids = graph.inputs(), graph.outputs()
-    in_names = _names(input_names, [values[v].name for v in in_ids], "input")
+    in_names = _names(input_names, default_in, "input")
     default_out = ["output"] if len(out_ids) == 1 else [f"output{i}" for i in range(len(out_ids))]
     out_names = _names(output_names, default_out, "output")
+    named_dims = {}
+    if axes is not None:
+        named_dims = _dynamic_axes.output_dim_params(axes, graph, in_names, out_names)
 
-    dynamic_name, dynamic_source = None, None
-    if dynamic_axes:
-        axes = _dynamic.parse(dynamic_axes, in_names, out_names, example_inputs)
-        graph = _dynamic_graph(model, graph, example_inputs, axes)
-        values = graph.values()
-        for k, d in axes.outputs:
-            sizes = values[out_ids[k]].sizes
-            if not -len(sizes) <= d < len(sizes):
-                raise ValueError(f"ember.onnx.export: dynamic_axes: output {out_names[k]!r} has "
-                                 f"no dim {d} (it has {len(sizes)})")
-            if not isinstance(sizes[d], _dynamic.Affine):
-                raise ValueError(f"ember.onnx.export: dynamic_axes names dim {d} of output "
-                                 f"{out_names[k]!r}, which does not follow the dynamic size")
-        dynamic_name, dynamic_source = axes.name, (in_names[axes.inputs[0][0]], axes.inputs[0][1])
-
-    ctx = ExportContext(graph, opset_version, in_names, out_names, dynamic_source)
+    ctx = ExportContext(graph, opset_version, in_names, out_names)
     for index, node in enumerate(ctx.graph_nodes):
         ctx.current = index
         convert_node(ctx, node)
@@ -141,11 +155,11 @@ def export(model, example_inputs, path, input_names=None, output_names=None, ops
         if ctx.name(vid) != name:
             ctx.bind_output(vid, name)
 
-    onnx_graph = helper.make_graph(
-        ctx.nodes, "ember_graph",
-        [_value_info(n, values[v], dynamic_name) for v, n in zip(in_ids, in_names)],
-        [_value_info(n, values[v], dynamic_name) for v, n in zip(out_ids, out_names)],
-        initializer=ctx.initializers)
+    inputs = [_value_info(n, values[v], {}) for v, n in zip(in_ids, in_names)]
+    outputs = [_value_info(n, values[v], {d: p for (k, d), p in named_dims.items() if k == i})
+               for i, (v, n) in enumerate(zip(out_ids, out_names))]
+    onnx_graph = helper.make_graph(ctx.nodes, "ember_graph", inputs, outputs,
+                                   initializer=ctx.initializers)
     opsets = [helper.make_opsetid("", opset_version)]
     proto = helper.make_model(onnx_graph, opset_imports=opsets, producer_name="ember",
                               ir_version=helper.find_min_ir_version_for(opsets))

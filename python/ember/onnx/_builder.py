@@ -3,13 +3,14 @@ initializers (parameters, constants, and the small int64 tensors ONNX takes shap
 axes as), and the ONNX nodes emitted so far. The op converters (_ops/) work through
 it and never touch protobufs themselves."""
 import itertools
+import math
 
 import numpy as np
 from onnx import helper, numpy_helper
 
 from ._dtypes import dtype_name, numpy_dtype, onnx_type
-from ._dynamic import Affine, has_affine
 from ._errors import UnsupportedOperatorError
+from ._symbolic import DATA_DEPENDENT, SymSize, has_symbolic, is_symbolic
 
 
 def _attr_str(a):
@@ -19,13 +20,15 @@ def _attr_str(a):
 
 
 class ExportContext:
-    def __init__(self, graph, opset, input_names, output_names, dynamic_source=None):
+    def __init__(self, graph, opset, input_names, output_names):
+        """graph: the view of _symbolic.symbolic_graph (SymSize entries where the
+        trace's sizes follow dynamic dims)."""
         self.opset = opset
-        # With dynamic_axes: (input name, dim) holding the dynamic size, whose Affine
-        # functions stand in the graph's sizes and int attrs.
-        self.dynamic_source = dynamic_source
-        self._dynamic = {}       # Affine -> name of its 1-element int64 tensor
-        self._fills = getattr(graph, "dynamic_fills", {})  # constant name -> its one value
+        # Per symbol the (ONNX input name, dim) its value is read from at run time.
+        self._symbol_sources = {k: (input_names[position], dim)
+                                for k, (position, dim) in graph.bindings.items()}
+        self._symbol_names = graph.symbols
+        self._computed = {}      # SymSize, ("monomial", symbols), ("scalar", SymSize) -> tensor
         self.graph_nodes = graph.nodes()
         self.values = graph.values()
         self.tensors = graph.tensors()
@@ -80,8 +83,11 @@ class ExportContext:
         if v.kind in ("parameter", "constant") and vid not in self._lifted:
             self._lifted.add(vid)
             self._names[vid] = v.name
-            if v.name in self._fills:  # one value at a size that follows the dynamic size
-                self.filled(v.sizes, self._fills[v.name], v.name)
+            if v.value_expr is not None:  # a number computed from sizes (x * x.shape[1])
+                self.emit("Cast", [self.int_scalar(v.value_expr)], [v.name],
+                          to=onnx_type(dtype_name(v.dtype)))
+            elif has_symbolic(v.sizes):
+                self._refuse_dynamic(f"constant %{v.name}'s shape", v.sizes)
             else:
                 self._initializer(self._host_array(self.tensors[v.name]), v.name)
         name = self._names.get(vid)
@@ -165,8 +171,8 @@ class ExportContext:
 
     def _initializer(self, array, name):
         array = np.asarray(array)
-        if array.dtype == object:  # an Affine among the numbers
-            self._refuse_dynamic("constant")
+        if array.dtype == object:  # a symbolic size among the numbers
+            self._refuse_dynamic("constant", array.tolist())
         self.initializers.append(numpy_helper.from_array(array, name))
         self._defined.add(name)
         self._taken.add(name)
@@ -178,59 +184,123 @@ class ExportContext:
 
     def ints(self, values, hint="ints"):
         """A 1-D int64 tensor: the shapes, axes and indices ONNX ops take as inputs. An
-        initializer, or computed from the input's shape where an entry is Affine."""
+        initializer, or computed from the inputs' shapes where an entry is a SymSize."""
         values = list(values)
-        if not has_affine(values):
+        if not has_symbolic(values):
             return self.const(np.asarray(values, dtype=np.int64), hint)
         pieces, fixed = [], []
         for v in values + [None]:
-            if isinstance(v, int):
-                fixed.append(v)
+            if isinstance(v, (int, np.integer)):
+                fixed.append(int(v))
                 continue
             if fixed:
                 pieces.append(self.const(np.asarray(fixed, dtype=np.int64), hint))
                 fixed = []
             if v is not None:
-                pieces.append(self._dynamic_size(v))
+                pieces.append(self._size_tensor(v))
         return pieces[0] if len(pieces) == 1 else self.emit("Concat", pieces, hint=hint, axis=0)
 
-    def _dynamic_size(self, size):
-        """[a * n + b] as a 1-element int64 tensor, n read from the input's shape."""
-        if size not in self._dynamic:
-            if Affine(1, 0) not in self._dynamic:
-                name, dim = self.dynamic_source
-                shape = self.emit("Shape", [name], hint="input_shape")
-                self._dynamic[Affine(1, 0)] = self.emit("Gather", [shape, self.ints([dim])],
-                                                        hint="dynamic_size", axis=0)
-            n = self._dynamic[Affine(1, 0)]
-            if size.a != 1:
-                n = self.emit("Mul", [n, self.ints([size.a])])
-            if size.b != 0:
-                n = self.emit("Add", [n, self.ints([size.b])])
-            self._dynamic[size] = n
-        return self._dynamic[size]
+    def dims_of(self, vid, dims, hint="sizes"):
+        """Value vid's sizes in dims as a 1-D int64 tensor, like ints(); a size that
+        depends on the data (after nonzero) is read from the tensor's own shape."""
+        sizes = self.sizes(vid)
+        dims = [d % len(sizes) for d in dims]
+        if not any(sizes[d] is DATA_DEPENDENT for d in dims):
+            return self.ints([sizes[d] for d in dims], hint)
+        pieces = [self.emit("Shape", [self.name(vid)], hint=hint, start=d, end=d + 1)
+                  if sizes[d] is DATA_DEPENDENT else self.ints([sizes[d]], hint) for d in dims]
+        return pieces[0] if len(pieces) == 1 else self.emit("Concat", pieces, hint=hint, axis=0)
+
+    def int_scalar(self, value, hint="index"):
+        """value (an int or a SymSize) as a 0-dim int64 tensor."""
+        if not is_symbolic(value):
+            return self.const(np.asarray(value, dtype=np.int64), hint)
+        key = ("scalar", value)
+        if key not in self._computed:
+            self._computed[key] = self.emit("Squeeze", [self._size_tensor(value),
+                                                        self.ints([0], "axes")], hint=hint)
+        return self._computed[key]
+
+    # ---- symbolic sizes ------------------------------------------------------------------
+    def _size_tensor(self, size):
+        """A SymSize as a 1-element int64 tensor: each symbol read from the shape of the
+        input dim it is bound to, the polynomial spelled out with Mul and Add over the
+        terms' numerators brought to one denominator, then one exact Div by it (the
+        graph's divisibility guards make the sum a multiple of it)."""
+        if size is DATA_DEPENDENT:
+            self._refuse_dynamic("size", [size])
+        if size in self._computed:
+            return self._computed[size]
+        denominator = 1
+        for _num, den, _symbols in size.terms:
+            denominator = denominator * den // math.gcd(denominator, den)
+        total, constant = None, 0
+        for num, den, symbols in size.terms:
+            coefficient = num * (denominator // den)
+            if not symbols:
+                constant += coefficient
+                continue
+            term = self._monomial(symbols)
+            if coefficient != 1:
+                term = self.emit("Mul", [term, self.ints([coefficient], "coefficient")])
+            total = term if total is None else self.emit("Add", [total, term])
+        if total is None:  # a constant expression: no input needed
+            total = self.ints([constant], "size")
+        elif constant:
+            total = self.emit("Add", [total, self.ints([constant], "constant")])
+        if denominator != 1:
+            total = self.emit("Div", [total, self.ints([denominator], "denominator")])
+        self._computed[size] = total
+        return total
+
+    def _monomial(self, symbols):
+        """The product of the symbols (indices, a repeat is a power), [1] int64."""
+        key = ("monomial", tuple(symbols))
+        if key not in self._computed:
+            if len(symbols) == 1:
+                name, dim = self._symbol_sources[symbols[0]]
+                hint = self._symbol_names[symbols[0]]
+                self._computed[key] = self.emit("Shape", [name], hint=hint, start=dim, end=dim + 1)
+            else:
+                self._computed[key] = self.emit("Mul", [self._monomial(symbols[:-1]),
+                                                        self._monomial(symbols[-1:])])
+        return self._computed[key]
 
     def static(self, values, what="size"):
-        """values (ints, lists of ints), refusing ones that follow the dynamic size."""
-        if has_affine(values):
-            self._refuse_dynamic(what)
+        """values (ints, lists of ints), refusing symbolic ones."""
+        if has_symbolic(values):
+            self._refuse_dynamic(what, values)
         return values
 
-    def _refuse_dynamic(self, what):
+    def _refuse_dynamic(self, what, values):
         node = self.graph_nodes[self.current] if isinstance(self.current, int) else None
         where = self.describe(node) if node is not None else f"node {self.current}"
+        symbolic = _symbolic_entries(values)
+        if symbolic and all(s is DATA_DEPENDENT for s in symbolic):
+            raise UnsupportedOperatorError(
+                f"ember.onnx.export: {where}: its {what} depends on the data (a size after "
+                f"nonzero or mask indexing), which this conversion cannot compute from the "
+                f"inputs' shapes")
+        texts = ", ".join(dict.fromkeys(s.text for s in symbolic if isinstance(s, SymSize)))
         raise UnsupportedOperatorError(
-            f"ember.onnx.export: {where}: its {what} follows the dynamic size, which this "
-            f"conversion cannot compute at run time; export without dynamic_axes")
+            f"ember.onnx.export: {where}: its {what} follows the dynamic size ({texts}), which "
+            f"this conversion needs as a fixed number; make the dims it depends on static "
+            f"(leave them out of dynamic_shapes / dynamic_axes)")
 
-    def filled(self, sizes, value, output):
-        """A tensor of sizes (computed where they follow the dynamic size) holding value,
-        a numpy scalar of the dtype wanted, written to output."""
+    def filled(self, sizes, value, output, dtype=None):
+        """A tensor of sizes (computed where symbolic) holding value, written to output:
+        a numpy scalar of the dtype wanted, or a SymSize cast to dtype (an ember dtype)."""
+        if is_symbolic(value):
+            return self.emit("Expand", [self.scalar(value, dtype), self.ints(sizes, "shape")],
+                             [output])
         fill = numpy_helper.from_array(np.asarray(value).reshape(1), "value")
         self.emit("ConstantOfShape", [self.ints(sizes, "shape")], [output], value=fill)
 
     def scalar(self, value, dtype, hint="scalar"):
-        """A 0-dim initializer of an ember dtype."""
+        """A 0-dim tensor of an ember dtype: an initializer, or computed where value is a
+        SymSize (a size read as a number, x * x.shape[0])."""
+        if is_symbolic(value):
+            return self.cast(self.int_scalar(value), "int64", dtype)
         return self.const(np.asarray(value, dtype=numpy_dtype(dtype)), hint)
 
     # ---- nodes ------------------------------------------------------------------------
@@ -238,8 +308,8 @@ class ExportContext:
         """Appends one ONNX node. outputs: the names to write (default: one fresh name).
         Returns the output name (or the list of them when several were asked for)."""
         for key, value in attrs.items():
-            if has_affine(value):
-                self._refuse_dynamic(f"{op_type} attribute {key}")
+            if has_symbolic(value):
+                self._refuse_dynamic(f"{op_type} attribute {key}", value)
         if outputs is None:
             outputs = [self.fresh(hint or op_type)]
         self.nodes.append(helper.make_node(op_type, list(inputs), list(outputs),
@@ -261,3 +331,11 @@ class ExportContext:
     def fail(self, node, why):
         raise UnsupportedOperatorError(f"ember.onnx.export: cannot export {node.op} "
                                        f"({self.describe(node)}): {why}")
+
+
+def _symbolic_entries(values):
+    if is_symbolic(values):
+        return [values]
+    if isinstance(values, (list, tuple)):
+        return [s for v in values for s in _symbolic_entries(v)]
+    return []

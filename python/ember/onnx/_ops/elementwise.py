@@ -227,6 +227,15 @@ def _bitwise(ctx, node):
     ctx.emit(bitwise, _operands(ctx, node), [ctx.out(node)])
 
 
+@converts("bitwise_not")
+def _bitwise_not(ctx, node):
+    if _out_dtype(ctx, node) == "bool":  # ~mask
+        return ctx.emit("Not", [ctx.input(node, 0)], [ctx.out(node)])
+    if ctx.opset < 18:
+        ctx.fail(node, "BitwiseNot on integers needs opset_version 18 or later")
+    ctx.emit("BitwiseNot", [ctx.input(node, 0)], [ctx.out(node)])
+
+
 @converts("where")
 def _where(ctx, node):
     dt = _out_dtype(ctx, node)

@@ -2,6 +2,7 @@
 import numpy as np
 
 from .._dtypes import numpy_dtype
+from .._symbolic import is_symbolic
 
 
 def _out_dtype(ctx, node, i=0):
@@ -47,9 +48,11 @@ def _reduce(ctx, op_type, x, axes, keepdim, outputs=None):
 
 
 def _constant_like(ctx, node, value):
-    """A tensor of the output's sizes and dtype filled with value."""
-    fill = np.asarray(value, dtype=numpy_dtype(_out_dtype(ctx, node)))
-    ctx.filled(_out_sizes(ctx, node), fill, ctx.out(node))
+    """A tensor of the output's sizes and dtype filled with value (a number, or a
+    SymSize: full((n,), n) at a dynamic n)."""
+    dtype = _out_dtype(ctx, node)
+    fill = value if is_symbolic(value) else np.asarray(value, dtype=numpy_dtype(dtype))
+    ctx.filled(_out_sizes(ctx, node), fill, ctx.out(node), dtype)
 
 
 def _trunc(ctx, x, outputs=None):

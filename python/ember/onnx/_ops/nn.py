@@ -2,6 +2,7 @@
 import numpy as np
 
 from .._dtypes import numpy_dtype
+from .._symbolic import has_symbolic
 from .helpers import _out_dtype, _out_sizes, _ndim, _k, _reduce, _operands
 from .registry import converts
 
@@ -63,8 +64,11 @@ def _max_pool2d(ctx, node):
         return ctx.emit("MaxPool", [x], [ctx.out(node)], **attrs)
     # ONNX counts the indices across the whole tensor, ember within each plane (h * W + w).
     values, flat = ctx.emit("MaxPool", [x], [ctx.out(node, 0), ctx.fresh("indices")], **attrs)
-    height, width = ctx.static(ctx.sizes(node.inputs[0])[2:], "plane size")
-    plane = ctx.const(np.asarray(height * width, dtype=np.int64), "plane")
+    height, width = ctx.sizes(node.inputs[0])[2:]
+    if has_symbolic([height, width]):  # h * w at run time
+        plane = ctx.emit("ReduceProd", [ctx.ints([height, width], "plane")], keepdims=0)
+    else:
+        plane = ctx.const(np.asarray(height * width, dtype=np.int64), "plane")
     ctx.emit("Mod", [flat, plane], [ctx.out(node, 1)])
 
 
@@ -81,10 +85,10 @@ def _avg_pool2d(ctx, node):
 @converts("adaptive_avg_pool2d")
 def _adaptive_avg_pool2d(ctx, node):
     out_h, out_w = node.attrs[0]
-    in_h, in_w = ctx.static(ctx.sizes(node.inputs[0])[2:])
     x = ctx.input(node, 0)
-    if (out_h, out_w) == (1, 1):
+    if (out_h, out_w) == (1, 1):  # at any input size
         return ctx.emit("GlobalAveragePool", [x], [ctx.out(node)])
+    in_h, in_w = ctx.static(ctx.sizes(node.inputs[0])[2:], "pooling window (the input's size)")
     if out_h == 0 or out_w == 0 or in_h % out_h or in_w % out_w:
         ctx.fail(node, f"an output size {out_h}x{out_w} that does not divide the input's "
                  f"{in_h}x{in_w} has no fixed pooling window")
@@ -165,7 +169,7 @@ def _interpolate(ctx, node):
 
 @converts("one_hot")
 def _one_hot(ctx, node):
-    depth = ctx.const(np.asarray(_out_sizes(ctx, node)[-1], dtype=np.int64), "depth")
+    depth = ctx.int_scalar(_out_sizes(ctx, node)[-1], "depth")
     off_on = ctx.const(np.asarray([0, 1], dtype=numpy_dtype(_out_dtype(ctx, node))), "values")
     ctx.emit("OneHot", [ctx.input(node, 0), depth, off_on], [ctx.out(node)], axis=-1)
 

@@ -4,7 +4,7 @@ import math
 import numpy as np
 
 from .._dtypes import onnx_type
-from .._dynamic import has_affine
+from .._symbolic import has_symbolic
 from .helpers import _out_dtype, _out_sizes, _x, _k, _reduce
 from .registry import converts
 
@@ -58,12 +58,15 @@ def _argmax(ctx, node):
     ctx.emit("Reshape", [index, ctx.ints(_out_sizes(ctx, node), "shape")], [ctx.out(node)])
 
 
-def _denominator(ctx, node, reduced, correction):
-    """max(n - correction, 0) for n the number of reduced elements, as a 0-dim constant,
-    or computed where a reduced size follows the dynamic size."""
-    if not has_affine(reduced):
+def _denominator(ctx, node, dims, correction):
+    """max(n - correction, 0) for n the number of elements input 0 has over dims, as a
+    0-dim constant, or computed where a reduced size is symbolic."""
+    sizes = ctx.sizes(node.inputs[0])
+    reduced = [sizes[d] for d in dims]
+    if not has_symbolic(reduced):
         return _k(ctx, node, float(max(int(np.prod(reduced)) - correction, 0)))
-    count = ctx.emit("Cast", [ctx.emit("ReduceProd", [ctx.ints(reduced)], keepdims=0)],
+    sizes = ctx.dims_of(node.inputs[0], dims, "reduced")
+    count = ctx.emit("Cast", [ctx.emit("ReduceProd", [sizes], keepdims=0)],
                      to=onnx_type(_out_dtype(ctx, node)))
     return ctx.emit("Max", [ctx.emit("Sub", [count, _k(ctx, node, correction)]), _k(ctx, node, 0)])
 
@@ -71,12 +74,12 @@ def _denominator(ctx, node, reduced, correction):
 def _moments(ctx, node, with_mean):
     """(variance, mean or None) of input 0 over the node's dims (var/std/var_mean/std_mean)."""
     dims, correction, keepdim = node.attrs
-    x, sizes = ctx.input(node, 0), ctx.sizes(node.inputs[0])
+    x = ctx.input(node, 0)
     mean = _reduce(ctx, "ReduceMean", x, list(dims), True)
     dev = ctx.emit("Sub", [x, mean])
     ss = _reduce(ctx, "ReduceSum", ctx.emit("Mul", [dev, dev]), list(dims), keepdim)
     # n <= correction divides by zero: inf or nan, as ember.
-    var = ctx.emit("Div", [ss, _denominator(ctx, node, [sizes[d] for d in dims], correction)])
+    var = ctx.emit("Div", [ss, _denominator(ctx, node, dims, correction)])
     if not with_mean:
         return var, None
     return var, mean if keepdim else _reduce(ctx, "ReduceMean", x, list(dims), False)

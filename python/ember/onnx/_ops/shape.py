@@ -1,7 +1,9 @@
 """Views, copies, fills and factories, joining, indexing and sorting."""
 import numpy as np
+from onnx import numpy_helper
 
-from .._dtypes import is_floating, numpy_dtype
+from .._dtypes import is_floating, numpy_dtype, onnx_type
+from .._symbolic import has_symbolic
 from .helpers import (_constant_like, _k, _ndim, _operands, _out_dtype, _out_sizes, _shaped,
                       _static_sizes, _wrap, _x)
 from .registry import converts
@@ -70,7 +72,7 @@ def _slice(ctx, node):
 def _select(ctx, node):
     dim, index = node.attrs
     dim = _wrap(dim, _ndim(ctx, node))
-    index = ctx.const(np.asarray(index, dtype=np.int64), "index")  # 0-dim: the dim goes away
+    index = ctx.int_scalar(index)  # 0-dim: the dim goes away (x[:, n - 1] at a dynamic n)
     ctx.emit("Gather", [ctx.input(node, 0), index], [ctx.out(node)], axis=dim)
 
 
@@ -99,10 +101,26 @@ def _factory(ctx, node, values):
 @converts("arange")
 def _arange(ctx, node):
     start, step = node.attrs
-    n = _static_sizes(ctx, node)[0]
-    if isinstance(start, float) or isinstance(step, float) or is_floating(_out_dtype(ctx, node)):
+    n = _out_sizes(ctx, node)[0]
+    dtype = _out_dtype(ctx, node)
+    floating = isinstance(start, float) or isinstance(step, float) or is_floating(dtype)
+    if has_symbolic([start, step, n]):
+        return _dynamic_arange(ctx, node, start, step, n, floating)
+    if floating:
         return _factory(ctx, node, float(start) + float(step) * np.arange(n, dtype=np.float64))
     _factory(ctx, node, start + step * np.arange(n, dtype=np.int64))
+
+
+def _dynamic_arange(ctx, node, start, step, n, floating):
+    """arange at a symbolic length (or start, step): the indices 0..n-1 by Range, then
+    start + step * i as the static case computes it (in float64 for floating results),
+    so the length never depends on rounding."""
+    i = ctx.emit("Range", [ctx.int_scalar(0), ctx.int_scalar(n), ctx.int_scalar(1)], hint="i")
+    work = "float64" if floating else "int64"
+    i = ctx.cast(i, "int64", work)
+    scaled = ctx.emit("Mul", [i, ctx.scalar(step, work)])
+    values = ctx.emit("Add", [scaled, ctx.scalar(start, work)])
+    ctx.emit("Identity", [ctx.cast(values, work, _out_dtype(ctx, node))], [ctx.out(node)])
 
 
 @converts("linspace")
@@ -116,7 +134,13 @@ def _linspace(ctx, node):
 
 @converts("eye")
 def _eye(ctx, node):
-    _factory(ctx, node, np.eye(*_static_sizes(ctx, node)))
+    sizes = _out_sizes(ctx, node)
+    if not has_symbolic(sizes):
+        return _factory(ctx, node, np.eye(*sizes))
+    zeros = ctx.emit("ConstantOfShape", [ctx.ints(sizes, "shape")],
+                     value=numpy_helper.from_array(np.zeros(1, dtype=np.float32), "value"))
+    eye = ctx.emit("EyeLike", [zeros], dtype=onnx_type("float32"))
+    ctx.emit("Identity", [ctx.cast(eye, "float32", _out_dtype(ctx, node))], [ctx.out(node)])
 
 
 @converts("uniform_", "normal_", "random_", "randperm", "bernoulli_")
@@ -142,7 +166,7 @@ def _flip(ctx, node):
 
 @converts("tril", "triu")
 def _tril_triu(ctx, node):
-    k = ctx.const(np.asarray(node.attrs[0], dtype=np.int64), "k")
+    k = ctx.int_scalar(node.attrs[0], "k")
     ctx.emit("Trilu", [ctx.input(node, 0), k], [ctx.out(node)], upper=int(node.op == "triu"))
 
 
@@ -226,7 +250,7 @@ def _nonzero(ctx, node):
 def _sort(ctx, node):
     # TopK over the whole dim; it breaks ties by the lower index, as a stable sort does.
     dim, descending, _stable = node.attrs
-    k = ctx.ints([ctx.sizes(node.inputs[0])[dim]], "k")
+    k = ctx.dims_of(node.inputs[0], [dim], "k")
     ctx.emit("TopK", [ctx.input(node, 0), k], [ctx.out(node, 0), ctx.out(node, 1)], axis=dim,
              largest=int(descending), sorted=1)
 
