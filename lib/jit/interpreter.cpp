@@ -36,7 +36,7 @@ std::vector<Tensor> run_graph(const Graph& g, const std::vector<Tensor>& inputs,
                               const RunPlan& plan) {
   EMBER_CHECK(plan.release_after.size() == g.nodes.size(), "traced module: stale run plan");
   // Binds the symbols and checks the guards before anything runs.
-  std::shared_ptr<const Specialization> spec = plan.shapes->get(g, inputs);
+  std::shared_ptr<const Specialization> spec = plan.shapes->get(g, inputs, device);
   std::vector<Tensor> env(g.values.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
     EMBER_CHECK_TYPE(inputs[i].defined(), "traced module: input ", i, " is not a tensor");

@@ -103,9 +103,11 @@ std::vector<int64_t> bind_symbols(const Graph& g, const std::vector<Tensor>& inp
   return values;
 }
 
-std::shared_ptr<const Specialization> specialize(const Graph& g, const std::vector<int64_t>& symbols) {
+std::shared_ptr<const Specialization> specialize(const Graph& g, const std::vector<int64_t>& symbols,
+                                                 Device device) {
   auto spec = std::make_shared<Specialization>();
   spec->symbols = symbols;
+  spec->device = device;
   spec->checked = !g.symbols.empty();
   spec->sizes.resize(g.values.size());
   spec->constants.resize(g.values.size());
@@ -121,7 +123,7 @@ std::shared_ptr<const Specialization> specialize(const Graph& g, const std::vect
     if (val.value_expr >= 0) {
       int64_t n = eval_or_throw(g, val.value_expr, symbols, g.value_name(static_cast<ValueId>(v)));
       NoGradGuard no_grad;
-      Tensor t = full({}, Scalar(n), TensorOptions(val.dtype));
+      Tensor t = full({}, Scalar(n), TensorOptions(val.dtype).device(device));
       t.impl()->is_wrapped_number = val.wrapped_number;
       spec->constants[v] = t;
     }
@@ -151,19 +153,23 @@ std::shared_ptr<const Specialization> specialize(const Graph& g, const std::vect
 }
 
 std::shared_ptr<const Specialization> SpecializationCache::get(const Graph& g,
-                                                               const std::vector<Tensor>& inputs) {
+                                                               const std::vector<Tensor>& inputs,
+                                                               Device device) {
   std::vector<int64_t> symbols = bind_symbols(g, inputs);
+  auto same = [&](const std::shared_ptr<const Specialization>& e) {
+    return e->symbols == symbols && e->device == device;
+  };
   {
     std::lock_guard<std::mutex> lock(mutex_);
     for (auto it = entries_.rbegin(); it != entries_.rend(); ++it)
-      if ((*it)->symbols == symbols) return *it;
+      if (same(*it)) return *it;
   }
   // Worked out outside the lock: another thread may do the same meanwhile, and
   // the first to insert wins; both results are equal.
-  std::shared_ptr<const Specialization> spec = specialize(g, symbols);
+  std::shared_ptr<const Specialization> spec = specialize(g, symbols, device);
   std::lock_guard<std::mutex> lock(mutex_);
   for (const auto& e : entries_)
-    if (e->symbols == symbols) return e;
+    if (same(e)) return e;
   if (entries_.size() >= kMaxEntries) entries_.erase(entries_.begin());
   entries_.push_back(spec);
   return spec;

@@ -17,6 +17,7 @@ namespace ember::jit {
 
 struct Specialization {
   std::vector<int64_t> symbols;  // the binding
+  Device device = kCPU;          // where its constants are (the graph's device)
   bool checked = true;           // false for static graphs: output sizes are not checked
   // Per node: its attributes with the expressions evaluated; empty for nodes
   // without symbolic attributes (they use Node::attrs).
@@ -37,13 +38,16 @@ struct Specialization {
 // range or not divisible, two dims of one symbol that differ).
 std::vector<int64_t> bind_symbols(const Graph& g, const std::vector<Tensor>& inputs);
 
-// Works out the specialization of g at a binding (bind_symbols's result).
-std::shared_ptr<const Specialization> specialize(const Graph& g, const std::vector<int64_t>& symbols);
+// Works out the specialization of g at a binding (bind_symbols's result), its
+// constants on `device`.
+std::shared_ptr<const Specialization> specialize(const Graph& g, const std::vector<int64_t>& symbols,
+                                                 Device device = kCPU);
 
 // The specializations a graph has needed, by binding: thread-safe, bounded.
 class SpecializationCache {
  public:
-  std::shared_ptr<const Specialization> get(const Graph& g, const std::vector<Tensor>& inputs);
+  std::shared_ptr<const Specialization> get(const Graph& g, const std::vector<Tensor>& inputs,
+                                            Device device);
 
  private:
   static constexpr size_t kMaxEntries = 32;
