@@ -312,7 +312,7 @@ def test_symbols_round_trip_through_the_file_and_format_1_still_loads(tmp_path):
 
 
 @needs_deploy
-def test_cpp_runs_one_dynamic_file_at_batch_1_7_64(tmp_path):
+def test_cpp_runs_one_dynamic_file_at_other_batches_and_lengths(tmp_path):
     ember.manual_seed(6)
     model = CNN().eval()
     traced = ember.jit.trace(model, ember.randn(4, 1, 8, 8), dynamic_shapes=({0: Dim("batch", min=1)},))
@@ -326,6 +326,20 @@ def test_cpp_runs_one_dynamic_file_at_batch_1_7_64(tmp_path):
         assert run.returncode == 0, run.stderr
         with ember.no_grad():
             assert_same(ember.load(tmp_path / "out.safetensors")["y0"], model(x))
+    # The transformer encoder at other batches and sequence lengths.
+    encoder = make_transformer()
+    traced = ember.jit.trace(encoder, ember.randn(3, 6, 16),
+                             dynamic_shapes=({0: Dim("batch"), 1: Dim("seq")},))
+    traced.save(tmp_path / "t.ember")
+    for b, s in ((1, 5), (7, 300), (64, 5)):
+        x = ember.randn(b, s, 16)
+        ember.save({"x": x}, tmp_path / "in.safetensors")
+        run = subprocess.run([str(DEPLOY), str(tmp_path / "t.ember"), str(tmp_path / "in.safetensors"),
+                              "--out", str(tmp_path / "out.safetensors")],
+                             capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, run.stderr
+        with ember.no_grad():
+            assert_same(ember.load(tmp_path / "out.safetensors")["y0"], encoder(x), tol=2e-5)
     ember.save({"x": ember.randn(3, 1, 9, 8)}, tmp_path / "bad.safetensors")
     run = subprocess.run([str(DEPLOY), str(tmp_path / "m.ember"), str(tmp_path / "bad.safetensors")],
                          capture_output=True, text=True, timeout=120)
