@@ -109,4 +109,5 @@ def _register_post_accumulate_grad_hook(self, hook):
 
 _C.Tensor.register_post_accumulate_grad_hook = _register_post_accumulate_grad_hook
 from . import functional  # noqa: F401,E402
+from . import forward_ad  # noqa: F401,E402  (dual tensors through the double-backward trick)
 from .variable import Variable  # noqa: F401,E402  (legacy torch.autograd.Variable)
