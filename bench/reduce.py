@@ -1,11 +1,12 @@
 """Reductions, softmax and logsumexp: ember side by side with PyTorch in one process.
 
-    PYTHONPATH=python .venv/bin/python bench/reduce.py [--threads N] [--small]
+    PYTHONPATH=python .venv/bin/python bench/reduce.py [--threads N] [--small] [--rows]
 
 Prints a markdown table of the best time of each (rounds alternate between the
 two libraries, so a busy machine slows both alike) and the ratio torch / ember
 (> 1: ember is faster). Large cases: 16M float32 elements and [4096, 4096]
-along dim 0 and dim 1; --small adds per-call times on 1 and 1000 elements.
+along dim 0 and dim 1; --small adds per-call times on 1 and 1000 elements; --rows,
+many short rows along the last dim (attention scores of a batch-1 transformer).
 """
 import argparse
 import time
@@ -53,16 +54,33 @@ SMALL = {
     "cumsum(0)": lambda x: x.cumsum(0),
 }
 
+# Many short rows along the last dim: [heads * queries, keys] at batch 1.
+ROWS = {
+    "softmax(-1)": lambda x: x.softmax(-1), "log_softmax(-1)": lambda x: x.log_softmax(-1),
+    "amax(-1)": lambda x: x.amax(-1), "logsumexp(-1)": lambda x: x.logsumexp(-1),
+}
+
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--threads", type=int, default=0, help="threads for both (0: default)")
     parser.add_argument("--small", action="store_true")
+    parser.add_argument("--rows", action="store_true", help="only the short-rows table")
     parser.add_argument("--rounds", type=int, default=12)
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)  # ember: set OMP_NUM_THREADS as well
     torch.manual_seed(0)
+    if args.rows:
+        print("| op | input | torch us | ember us | torch / ember |")
+        print("|---|---|---|---|---|")
+        for shape in ((1, 4, 32, 32), (128, 64), (1, 4, 32, 256)):
+            t, e = torch.randn(*shape), ember.randn(*shape)
+            for name, fn in ROWS.items():
+                bt, be = compare(lambda: fn(t), lambda: fn(e), 2000, 5)
+                print(f"| {name} | {list(shape)} | {bt * 1e6:.2f} | {be * 1e6:.2f} | {bt / be:.2f} |",
+                      flush=True)
+        return
     n = 16 * 1024 * 1024
     tx, ex = torch.randn(n), ember.randn(n)
     tm, em = torch.randn(4096, 4096), ember.randn(4096, 4096)

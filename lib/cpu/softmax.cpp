@@ -22,7 +22,9 @@ namespace {
 template <typename T, bool Log>
 EMBER_VECTOR_CLONES void softmax_row(const T* x, T* out, int64_t D) {
   using A = opmath_t<T>;
-  A m = minmax_lanes_impl<true>(x + 1, D - 1, load<A>(x[0]), CastTo<A>());
+  // Over the whole row (x[0] again as the start): a row of exactly the lanes' width then
+  // takes the vector path, not the scalar tail.
+  A m = minmax_lanes_impl<true>(x, D, load<A>(x[0]), CastTo<A>());
   auto exp_map = [m](T v) EMBER_ALWAYS_INLINE { return exp_acc(load<A>(v) - m); };
   if constexpr (!Log && std::is_same_v<T, A>) {
     for (int64_t i = 0; i < D; ++i) out[i] = exp_acc(x[i] - m);
