@@ -211,6 +211,52 @@ def _new(self, *args, device=None):
     raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
 
 
+def _to_dense(self, dtype=None, *, masked_grad=None):
+    """Tensor.to_dense: ember's tensors are dense (strided), so self (in dtype if given)."""
+    return self if dtype is None or dtype == self.dtype else self.to(dtype)
+
+
+def _dim_order(self, *, ambiguity_check=False):
+    """The dims from outermost to innermost in memory: sorted by stride, largest first
+    (ties keep their order). Where size-1 dims or equal strides let two orders describe
+    the layout, ambiguity_check=True raises, and a list of memory formats picks the order
+    of the one the tensor is in (raising when it is in none)."""
+    from . import _layout
+    order = tuple(sorted(range(self.dim()), key=lambda d: -self.stride(d)))
+    if not isinstance(ambiguity_check, (bool, list, tuple)):
+        raise TypeError("dim_order(): ambiguity_check must be a bool or a list of memory formats")
+    ambiguous = any(s == 1 for s in self.shape) or len(set(self.stride())) < self.dim()
+    if ambiguity_check is False or not ambiguous:
+        return order
+    if ambiguity_check is not True:
+        layouts = {_layout.contiguous_format: tuple(range(self.dim())),
+                   _layout.channels_last: (0, 2, 3, 1), _layout.channels_last_3d: (0, 2, 3, 4, 1)}
+        for fmt in ambiguity_check:
+            if fmt not in layouts:
+                raise TypeError(f"dim_order(): {fmt!r} is not a memory format")
+            if len(layouts[fmt]) == self.dim() and self.is_contiguous(memory_format=fmt):
+                return layouts[fmt]
+    raise RuntimeError("The tensor does not have unique dim order, or cannot map to exact one of "
+                       "the given memory formats.")
+
+
+def _is_set_to(self, tensor):
+    """Whether both tensors view the same memory with the same geometry."""
+    _require_tensor(tensor, "is_set_to", "tensor")
+    return (self.untyped_storage().data_ptr() == tensor.untyped_storage().data_ptr()
+            and self.storage_offset() == tensor.storage_offset()
+            and tuple(self.shape) == tuple(tensor.shape) and self.stride() == tensor.stride())
+
+
+def _storage_type(self):
+    """The legacy storage class of this tensor's dtype (FloatStorage for float32)."""
+    from . import _storage
+    for cls in _storage._LEGACY_CLASSES.values():
+        if cls.dtype == self.dtype:
+            return cls
+    raise RuntimeError(f"storage_type: no storage class for {self.dtype}")
+
+
 def install():
     Tensor.new = _new
     Tensor.as_subclass = _as_subclass
@@ -220,3 +266,7 @@ def install():
     Tensor.resize_as = _resize_as
     Tensor.nonzero_static = nonzero_static
     Tensor.as_strided_scatter = as_strided_scatter
+    Tensor.to_dense = _to_dense
+    Tensor.dim_order = _dim_order
+    Tensor.is_set_to = _is_set_to
+    Tensor.storage_type = _storage_type

@@ -139,3 +139,30 @@ def test_nn_grad_conv_input_and_weight_match_torch(ndim):
     with pytest.raises(RuntimeError, match="grad_output has shape"):
         ember.nn.grad.conv2d_input((2, 4, 9, 9), ember.randn(6, 2, 3, 3), ember.randn(2, 6, 3, 3), groups=2) \
             if ndim == 2 else ember.nn.grad.conv1d_input((2, 4, 9), ember.randn(6, 2, 3), ember.randn(2, 6, 2), groups=2)
+
+
+def test_tensor_layout_queries_match_torch():
+    cases = [((2, 3), None), ((2, 3, 4), (2, 0, 1)), ((1, 3), None), ((2, 3, 4, 5), (0, 2, 3, 1))]
+    for shape, perm in cases:
+        data = np.random.randn(*shape).astype(np.float32)
+        e, t = ember.tensor(data), torch.tensor(data)
+        if perm is not None:
+            e, t = e.permute(*perm), t.permute(*perm)
+        assert e.dim_order() == t.dim_order()
+        for check in (True, [torch.contiguous_format], [torch.channels_last]):
+            echeck = check if check is True else [getattr(ember, str(f).split(".")[-1]) for f in check]
+            try:
+                want = t.dim_order(ambiguity_check=check)
+            except RuntimeError:
+                with pytest.raises(RuntimeError):
+                    e.dim_order(ambiguity_check=echeck)
+            else:
+                assert e.dim_order(ambiguity_check=echeck) == want
+    x, xt = ember.randn(2, 3), torch.randn(2, 3)
+    assert x.to_dense() is x and x.to_dense(dtype=ember.float64).dtype == ember.float64
+    assert x.is_set_to(x) and not x.is_set_to(x.view(3, 2)) and not x.is_set_to(x.clone())
+    assert xt.is_set_to(xt) and not xt.is_set_to(xt.view(3, 2))
+    assert x.storage_type().__name__ == xt.storage_type().__name__ == "FloatStorage"
+    assert ember.ones(2, dtype=ember.int64).storage_type().__name__ == "LongStorage"
+    with pytest.raises(TypeError):
+        x.is_set_to(3)
