@@ -166,6 +166,13 @@ void bind_jit(py::module_& m) {
            py::arg("device"))
       .def_property_readonly("device", &jit::Module::device)
       .def("save", &jit::Module::save, py::arg("path"), py::call_guard<py::gil_scoped_release>())
+      // A module of its own over a copy of the graph (sharing the tensors): what
+      // freeze edits.
+      .def("_copy", [](const jit::Module& mod) {
+             jit::Module copy(std::make_shared<Graph>(mod.graph()));
+             copy.to(mod.device());
+             return copy;
+           })
       .def("run_pass", [](jit::Module& mod, const std::string& name) {
              return jit::run_pass(mod.graph(), name);
            }, py::arg("name"));

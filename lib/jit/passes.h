@@ -22,7 +22,13 @@ int fold_constants(Graph& graph);
 // attributes. Returns the number of nodes merged away.
 int eliminate_common_subexpressions(Graph& graph);
 
-// By name: "dce", "constant_folding", "cse"; anything else is a ValueError.
+// Makes every parameter and buffer a constant (its value now, detached; those the graph
+// writes in place excepted), then folds, merges and removes what that allows: a
+// linear's transposed weight is computed once. For deployment (torch.jit.freeze): the
+// frozen graph no longer follows the module's parameters. Returns the number frozen.
+int freeze_parameters(Graph& graph);
+
+// By name: "dce", "constant_folding", "cse", "freeze"; anything else is a ValueError.
 int run_pass(Graph& graph, const std::string& name);
 // The passes traced.save and ember.jit.trace(optimize=True) run, in order.
 const std::vector<std::string>& default_passes();

@@ -73,7 +73,9 @@ def test_traced_modules_are_script_modules_and_freeze():
     model = nn.Linear(3, 2).eval()
     traced = ember.jit.trace(model, ember.randn(1, 3))
     assert isinstance(traced, ember.jit.ScriptModule) and ember.jit.TopLevelTracedModule is ember.jit.TracedModule
-    assert ember.jit.freeze(traced) is traced and ember.jit.optimize_for_inference(traced) is traced
+    frozen = ember.jit.freeze(traced)
+    assert frozen is not traced and isinstance(frozen, ember.jit.TracedModule)
+    assert isinstance(ember.jit.optimize_for_inference(traced), ember.jit.TracedModule)
     with pytest.raises(RuntimeError, match="ScriptModule"):
         ember.jit.freeze(model)
     with pytest.raises(RuntimeError, match="eval mode"):
@@ -114,3 +116,28 @@ def test_annotation_helpers_match_torch():
     assert seen[0] is True and ember.jit.is_tracing() is False
     previous = ember.jit.set_fusion_strategy([("DYNAMIC", 3)])
     assert ember.jit.set_fusion_strategy(previous) == [("DYNAMIC", 3)]
+
+
+def test_freeze_folds_the_weights_into_constants(tmp_path):
+    model = nn.Sequential(nn.Flatten(), nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 10)).eval()
+    x = ember.randn(3, 1, 8, 8)
+    traced = ember.jit.trace(model, x)
+    frozen = ember.jit.freeze(traced)
+    ops = [n.op for n in frozen.graph.nodes()]
+    assert "transpose" not in ops and len(ops) < len(traced.graph.nodes())
+    assert dict(frozen.named_parameters()) == {} and len(dict(traced.named_parameters())) == 4
+    with ember.no_grad():
+        np.testing.assert_allclose(frozen(x).numpy(), model(x).numpy(), rtol=1e-6, atol=1e-6)
+        # The frozen module keeps the weights it had; the traced one follows the model.
+        model[1].weight.add_(1.0)
+        assert not np.allclose(frozen(x).numpy(), model(x).numpy())
+        np.testing.assert_allclose(traced(x).numpy(), model(x).numpy(), rtol=1e-6, atol=1e-6)
+    frozen.save(tmp_path / "f.ember")
+    again = ember.jit.load(tmp_path / "f.ember")
+    np.testing.assert_allclose(again(x).numpy(), frozen(x).numpy())
+    # Batch norm in training mode writes its statistics: those buffers stay the module's.
+    bn = nn.Sequential(nn.Linear(4, 4), nn.BatchNorm1d(4)).train()
+    tb = ember.jit.trace(bn, ember.randn(5, 4), check_trace=False)
+    tb.training = False
+    fb = ember.jit.freeze(tb)
+    assert {"1.running_mean", "1.running_var"} <= set(dict(fb.named_parameters()))

@@ -97,14 +97,21 @@ def script(obj, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):
 
 
 def freeze(mod, preserved_attrs=None, optimize_numerics=True):
-    """A traced module is already frozen (its graph reads its weights as values); a
-    scripted one runs eagerly. Either is returned as it is, in eval mode."""
+    """A traced module with its parameters and buffers made constants and what depends on
+    the weights alone precomputed (a linear's transposed weight): a new module for
+    deployment, which no longer follows the original's parameters. A scripted module runs
+    eagerly and is returned as it is."""
     if not builtins.isinstance(mod, ScriptModule):
         raise RuntimeError("Freezing expects a ScriptModule as input. Please use torch.jit.script "
                            "or torch.jit.trace to script your 'nn.Module'.")
     if getattr(mod, "training", False):
         raise RuntimeError("Freezing is currently only implemented for modules in eval mode. "
                            "Please call .eval() on your module before freezing.")
+    from ._trace import TracedModule
+    if builtins.isinstance(mod, TracedModule):
+        frozen = TracedModule(mod._c._copy(), mod._name, mod._input_structure)
+        frozen.run_pass("freeze")
+        return frozen
     return mod
 
 

@@ -125,8 +125,9 @@ class TracedModule(ScriptModule):
         return self
 
     def run_pass(self, name):
-        """Runs one graph pass ('dce', 'constant_folding', 'cse') in place; returns
-        the number of nodes it removed, folded or merged."""
+        """Runs one graph pass ('dce', 'constant_folding', 'cse', or 'freeze': parameters
+        and buffers become constants and what depends on them alone is folded) in place;
+        returns the number of nodes it removed, folded or merged (parameters frozen)."""
         return self._c.run_pass(name)
 
     def save(self, path):
