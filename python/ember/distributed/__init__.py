@@ -25,6 +25,15 @@ from ._process_group import (Backend, GroupMember, ProcessGroup, ReduceOp, Work,
                              is_ucc_available, new_group)
 from ._store import FileStore, HashStore, PrefixStore, Store, TCPStore
 
+
+def _work_future(work):
+    """Work.get_future(): a Future of the collective's outputs (a list of tensors)."""
+    from ..futures import _WorkFuture
+    return _WorkFuture(work)
+
+
+Work.get_future = _work_future  # the Work type is C++'s; its future is ember.futures'
+
 DistError = _dist.DistError
 DistStoreError = _dist.DistStoreError
 DistNetworkError = _dist.DistNetworkError
@@ -44,3 +53,6 @@ __all__ = [
     "recv", "reduce", "reduce_scatter", "reduce_scatter_tensor", "scatter",
     "scatter_object_list", "send",
 ]
+
+from . import algorithms  # noqa: E402,F401  (DDP communication hooks)
+from ..nn.parallel.distributed import GradBucket  # noqa: E402,F401

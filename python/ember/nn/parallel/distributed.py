@@ -150,10 +150,39 @@ class _Bucket:
             offset += n
         self.pending = len(param_indices)
         self.work = None
+        self.future = None  # a communication hook's result
 
     def reset(self):
         self.pending = len(self.param_indices)
         self.work = None
+        self.future = None
+
+
+class GradBucket:
+    """What a communication hook receives (torch.distributed.GradBucket): one bucket's
+    flat buffer of gradients and the parameters they belong to."""
+
+    def __init__(self, bucket, params, is_last):
+        self._bucket, self._params, self._is_last = bucket, params, is_last
+
+    def index(self):
+        return self._bucket.index
+
+    def buffer(self):
+        """The flat gradients (not yet divided by the world size)."""
+        return self._bucket.buffer
+
+    def gradients(self):
+        return [self._bucket.views[i] for i in self._bucket.param_indices]
+
+    def parameters(self):
+        return [self._params[i] for i in self._bucket.param_indices]
+
+    def is_last(self):
+        return self._is_last
+
+    def set_buffer(self, buffer):
+        self._bucket.buffer.copy_(buffer)
 
 
 class _Reducer:
@@ -186,6 +215,9 @@ class _Reducer:
         self.locally_used = None
         self.has_marked_unused = False
         self.static_unused = None  # static_graph: the unused parameters of the first iteration
+        # register_comm_hook's (state, hook): the hook reduces each bucket (and divides by
+        # the world size itself), instead of the default all-reduce of divided gradients.
+        self.comm_hook = None
         if gradient_as_bucket_view:
             self._point_grads_at_buckets()
         me = weakref.ref(self)
@@ -299,15 +331,19 @@ class _Reducer:
             if grad is None:
                 view.zero_()
             elif self.gradient_as_bucket_view and _is_view_of(grad, view):
-                view.div_(self.div_factor)
+                self._divide(view)
             else:
                 view.copy_(grad)
-                view.div_(self.div_factor)
+                self._divide(view)
                 if self.gradient_as_bucket_view:
                     param.grad = view
         bucket.pending -= 1
         if bucket.pending == 0:
             self._launch_ready_buckets()
+
+    def _divide(self, view):
+        if self.comm_hook is None:
+            view.div_(self.div_factor)
 
     def _launch_ready_buckets(self):
         dist = _dist()
@@ -315,7 +351,17 @@ class _Reducer:
         # order their gradients arrived in.
         while self.next_bucket < len(self.buckets) and self.buckets[self.next_bucket].pending == 0:
             bucket = self.buckets[self.next_bucket]
-            bucket.work = dist.all_reduce(bucket.buffer, group=self.process_group, async_op=True)
+            if self.comm_hook is not None:
+                state, hook = self.comm_hook
+                is_last = self.next_bucket == len(self.buckets) - 1
+                bucket.future = hook(state, GradBucket(bucket, self.params, is_last))
+                if not hasattr(bucket.future, "wait"):
+                    raise RuntimeError(f"DDP communication hook must return a "
+                                       f"torch.futures.Future object, but got "
+                                       f"{type(bucket.future).__name__}")
+            else:
+                bucket.work = dist.all_reduce(bucket.buffer, group=self.process_group,
+                                              async_op=True)
             self.next_bucket += 1
         if self.next_bucket == len(self.buckets):
             self._finalize_backward()
@@ -329,7 +375,19 @@ class _Reducer:
             dist.all_reduce(used, group=self.process_group)
             globally_used = used.tolist()
         for bucket in self.buckets:
-            bucket.work.wait()
+            if bucket.future is not None:
+                reduced = bucket.future.wait()
+                if isinstance(reduced, (list, tuple)) and len(reduced) == 1:
+                    reduced = reduced[0]
+                if not isinstance(reduced, ember.Tensor) or reduced.shape != bucket.buffer.shape:
+                    raise RuntimeError("DDP communication hook's future must hold the reduced "
+                                       f"bucket: a tensor of shape {tuple(bucket.buffer.shape)}, "
+                                       f"got {reduced!r:.80}")
+                if reduced.data_ptr() != bucket.buffer.data_ptr():
+                    with ember.no_grad():
+                        bucket.buffer.copy_(reduced)
+            else:
+                bucket.work.wait()
         with ember.no_grad():
             for bucket in self.buckets:
                 for i in bucket.param_indices:
@@ -344,7 +402,7 @@ class _Reducer:
                     else:
                         param.grad.copy_(view)
         for bucket in self.buckets:
-            bucket.work = None
+            bucket.work = bucket.future = None
         self.require_finalize = False
 
     def remove_hooks(self):
@@ -574,8 +632,16 @@ class DistributedDataParallel(Module):
             self.require_forward_param_sync = should_sync
             if should_sync:
                 ember = _ember()
-                for bucket in self.reducer.buckets:
-                    dist.all_reduce(ember.zeros_like(bucket.buffer), group=self.process_group)
+                buckets = self.reducer.buckets
+                for k, bucket in enumerate(buckets):
+                    if self.reducer.comm_hook is None:
+                        dist.all_reduce(ember.zeros_like(bucket.buffer), group=self.process_group)
+                        continue
+                    # The hook's own collectives on a bucket of zeros, as the ranks still
+                    # training run them on theirs (this rank's gradients stay as they are).
+                    state, hook = self.reducer.comm_hook
+                    shadow = _Bucket(bucket.index, bucket.param_indices, self._params)
+                    hook(state, GradBucket(shadow, self._params, k == len(buckets) - 1)).wait()
                 if self.find_unused_parameters or self.static_graph:
                     dist.all_reduce(ember.zeros(len(self._params), dtype=ember.int32),
                                     group=self.process_group)
@@ -583,6 +649,39 @@ class DistributedDataParallel(Module):
         src = self._find_common_rank(is_last_joiner)
         _broadcast_coalesced(self.process_group, self._module_parameters + self.modules_buffers,
                              src=src)
+
+    def register_comm_hook(self, state, hook):
+        """Reduces each gradient bucket with hook(state, bucket) -> Future of the reduced
+        flat buffer, instead of the all-reduce of averaged gradients (the hook divides by
+        the world size itself: ember.distributed.algorithms.ddp_comm_hooks.default_hooks has
+        allreduce_hook, fp16_compress_hook, bf16_compress_hook). Once per model, before the
+        first backward."""
+        if not callable(hook):
+            raise TypeError(f"register_comm_hook: hook must be callable, got {type(hook).__name__}")
+        import inspect
+        try:
+            params = list(inspect.signature(hook).parameters)
+        except (TypeError, ValueError):
+            params = None
+        if params is not None and len(params) != 2:
+            raise ValueError("Communication hook must take two arguments (state, bucket), got "
+                             f"{params}")
+        if self.reducer.comm_hook is not None:
+            raise RuntimeError("register_comm_hook or register_builtin_comm_hook can only be "
+                               "called once.")
+        if self.reducer.require_finalize:
+            raise RuntimeError("register_comm_hook must be called before the first backward")
+        self.reducer.comm_hook = (state, hook)
+
+    def _register_builtin_comm_hook(self, comm_hook_type):
+        """DDPCommHookType.ALLREDUCE / FP16_COMPRESS / BF16_COMPRESS, on the DDP's group."""
+        from ...distributed.algorithms.ddp_comm_hooks import DDPCommHookType, default_hooks
+        hooks = {DDPCommHookType.ALLREDUCE: default_hooks.allreduce_hook,
+                 DDPCommHookType.FP16_COMPRESS: default_hooks.fp16_compress_hook,
+                 DDPCommHookType.BF16_COMPRESS: default_hooks.bf16_compress_hook}
+        if comm_hook_type not in hooks:
+            raise ValueError(f"_register_builtin_comm_hook: unknown hook type {comm_hook_type!r}")
+        self.register_comm_hook(self.process_group, hooks[comm_hook_type])
 
     def _set_static_graph(self):
         self.static_graph = True
