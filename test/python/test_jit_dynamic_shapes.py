@@ -364,3 +364,20 @@ def test_export_api():
     with pytest.raises(ValueError, match="nn.Module"):
         ember.export.export(lambda x: x, (x,))
     assert ember.export.Dim.AUTO is Dim.AUTO
+
+
+def test_a_causal_gpt_at_any_batch_and_length():
+    # examples/char_gpt.py's model: positions from arange(T), causal attention, tied weights.
+    import sys
+    sys.path.insert(0, str(ROOT / "examples"))
+    from char_gpt import build
+    ember.manual_seed(9)
+    model = build(ember)(vocab_size=40, block_size=64).eval()
+    traced = ember.jit.trace(lambda idx: model(idx)[0], ember.randint(0, 40, (2, 10)),
+                             dynamic_shapes=({0: Dim("batch"), 1: Dim("seq", max=64)},))
+    for b, s in ((1, 3), (5, 64), (3, 17)):
+        idx = ember.randint(0, 40, (b, s))
+        with ember.no_grad():
+            assert_same(traced(idx), model(idx)[0], tol=2e-5)
+    with pytest.raises(RuntimeError, match=r"seq must be in \[0, 64\]"):
+        traced(ember.randint(0, 40, (1, 65)))
