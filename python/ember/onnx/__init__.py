@@ -10,11 +10,12 @@ inputs' shapes."""
 import os
 import uuid
 
-from . import _dynamic_axes
+from . import _dynamic_axes, _torch_options
 from ._errors import UnsupportedOperatorError
 from ._symbolic import SymSize, dim_param
+from ._torch_options import OperatorExportTypes, TrainingMode
 
-__all__ = ["export", "UnsupportedOperatorError"]
+__all__ = ["export", "UnsupportedOperatorError", "TrainingMode", "OperatorExportTypes"]
 
 # ONNX's LayerNormalization needs opset 17.
 MIN_OPSET = 17
@@ -87,8 +88,10 @@ def _traced(model, example_inputs, input_names, output_names, dynamic_axes, dyna
     return traced, axes, defaults
 
 
-def export(model, example_inputs, path, input_names=None, output_names=None, opset_version=17,
-           dynamic_axes=None, dynamic_shapes=None):
+def export(model, example_inputs=None, path=None, input_names=None, output_names=None,
+           opset_version=None, dynamic_axes=None, dynamic_shapes=None, *, args=None, f=None,
+           kwargs=None, verbose=None, export_params=True, keep_initializers_as_inputs=False,
+           do_constant_folding=True, training=None, operator_export_type=None, dynamo=None):
     """Writes model as an ONNX file at path and returns the onnx.ModelProto.
 
     model: a TracedModule (ember.jit.trace) or an ember.export.ExportedProgram, exported as
@@ -107,10 +110,46 @@ def export(model, example_inputs, path, input_names=None, output_names=None, ops
     (one size per name; the list form's dims are all "batch"), and the output dims it
     names must come out dynamic.
 
+    torch.onnx.export's other options: args= and f= (the same as example_inputs and
+    path; f may be a file-like object), training (TrainingMode.EVAL by default: a Module is
+    exported in eval mode and put back after, as torch does), opset_version below 17
+    (written at 17, then converted down by onnx's version converter, or
+    UnsupportedOperatorError when an op has no older form), keep_initializers_as_inputs,
+    verbose (prints the graph); do_constant_folding and dynamo are accepted (ember's traces
+    are always folded; it has one exporter); export_params=False and kwargs= raise
+    NotImplementedError.
+
     Raises UnsupportedOperatorError naming the op and the node for an op (or a use of an
     op: dropout in training mode, an in-place write read back through another view, a
     fixed-size ONNX attribute at a dynamic size) that has no ONNX equivalent.
     """
+    if args is not None:
+        if example_inputs is not None:
+            raise TypeError("ember.onnx.export: example_inputs given twice (positionally and as args=)")
+        example_inputs = args
+    if f is not None:
+        if path is not None:
+            raise TypeError("ember.onnx.export: the file given twice (positionally and as f=)")
+        path = f
+    if example_inputs is None or path is None:
+        raise TypeError("ember.onnx.export() missing its example inputs (args) or its file (f)")
+    keep_inputs = _torch_options.check_legacy_options(export_params, keep_initializers_as_inputs,
+                                                      operator_export_type, kwargs)
+    with _torch_options.training_mode(model, training):
+        proto = _export(model, example_inputs, input_names, output_names, opset_version,
+                        dynamic_axes, dynamic_shapes)
+    if keep_inputs:
+        proto = _torch_options.initializers_as_inputs(proto)
+    if verbose:
+        from onnx import helper
+        print(helper.printable_graph(proto.graph))
+    _torch_options.write(proto, path, _save_atomically)
+    return proto
+
+
+def _export(model, example_inputs, input_names, output_names, opset_version, dynamic_axes,
+            dynamic_shapes):
+    """The ModelProto of the export (checked, not yet written)."""
     try:
         import onnx
     except ImportError as e:  # an optional dependency: say how to get it
@@ -123,9 +162,12 @@ def export(model, example_inputs, path, input_names=None, output_names=None, ops
     from ._symbolic import symbolic_graph
 
     newest = onnx.defs.onnx_opset_version()
-    if not isinstance(opset_version, int) or not MIN_OPSET <= opset_version <= newest:
-        raise ValueError(f"ember.onnx.export: opset_version must be an int in "
-                         f"[{MIN_OPSET}, {newest}], got {opset_version!r}")
+    requested = MIN_OPSET if opset_version is None else opset_version
+    if isinstance(requested, bool) or not isinstance(requested, int) or not 7 <= requested <= newest:
+        raise ValueError(f"ember.onnx.export: opset_version must be an int in [7, {newest}] "
+                         f"({MIN_OPSET} and up directly, older ones by conversion), got "
+                         f"{opset_version!r}")
+    opset_version = max(requested, MIN_OPSET)
     if isinstance(model, ExportedProgram):  # torch.onnx.export takes one too
         model = model.module()
     example_inputs = _as_tuple(example_inputs)
@@ -164,7 +206,8 @@ def export(model, example_inputs, path, input_names=None, output_names=None, ops
     proto = helper.make_model(onnx_graph, opset_imports=opsets, producer_name="ember",
                               ir_version=helper.find_min_ir_version_for(opsets))
     onnx.checker.check_model(proto, full_check=True)
-    _save_atomically(proto, path)
+    if requested < opset_version:
+        proto = _torch_options.converted_down(proto, requested)
     return proto
 
 
