@@ -141,3 +141,22 @@ def test_freeze_folds_the_weights_into_constants(tmp_path):
     tb.training = False
     fb = ember.jit.freeze(tb)
     assert {"1.running_mean", "1.running_var"} <= set(dict(fb.named_parameters()))
+
+
+def test_trace_takes_torchs_keyword_forms():
+    class Two(nn.Module):
+        def forward(self, a, b):
+            return a * 2 + b
+
+    model = Two()
+    a, b = ember.randn(3), ember.randn(3)
+    traced = ember.jit.trace(model, example_kwarg_inputs={"b": b, "a": a}, strict=False)
+    np.testing.assert_allclose(traced(a, b).numpy(), model(a, b).numpy())
+    with pytest.raises(ValueError, match="does not take"):
+        ember.jit.trace(model, example_kwarg_inputs={"c": a})
+    with pytest.raises(ValueError, match="missing"):
+        ember.jit.trace(model, example_kwarg_inputs={"b": b})
+    with pytest.raises(ValueError, match="not both"):
+        ember.jit.trace(model, (a, b), example_kwarg_inputs={"a": a})
+    with pytest.raises(TypeError, match="example_inputs"):
+        ember.jit.trace(model)

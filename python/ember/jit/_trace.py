@@ -182,8 +182,27 @@ def _record(func, inputs, flat_inputs, params):
     return _jit._end_trace(flat, json.dumps(structure)), flat
 
 
-def trace(func, example_inputs, check_trace=True, check_inputs=None, check_tolerance=1e-5,
-          optimize=True, dynamic_shapes=None):
+def _kwargs_as_positional(func, example_kwarg_inputs):
+    """torch.jit.trace's example_kwarg_inputs: the call's keyword inputs put in the
+    positions of forward's signature (the graph's inputs are positional)."""
+    import inspect
+    target = func.forward if hasattr(func, "forward") else func
+    names = [n for n, p in inspect.signature(target).parameters.items()
+             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    unknown = sorted(set(example_kwarg_inputs) - set(names))
+    if unknown:
+        raise ValueError(f"ember.jit.trace: example_kwarg_inputs names {unknown}, which forward "
+                         f"does not take (its arguments: {names})")
+    last = max(names.index(k) for k in example_kwarg_inputs)
+    missing = [n for n in names[:last + 1] if n not in example_kwarg_inputs]
+    if missing:
+        raise ValueError(f"ember.jit.trace: example_kwarg_inputs must give every argument up to "
+                         f"the last one given; missing {missing}")
+    return tuple(example_kwarg_inputs[n] for n in names[:last + 1])
+
+
+def trace(func, example_inputs=None, check_trace=True, check_inputs=None, check_tolerance=1e-5,
+          optimize=True, dynamic_shapes=None, *, strict=True, example_kwarg_inputs=None):
     """Runs func (a Module or a function of tensors) on example_inputs and records
     the ops it runs. Returns a TracedModule. ``optimize`` runs constant folding,
     common-subexpression elimination and dead-code elimination on the graph;
@@ -200,8 +219,23 @@ def trace(func, example_inputs, check_trace=True, check_inputs=None, check_toler
     The graph then runs at any size in the Dim's range, checks on every call that the
     inputs fit (a clear error otherwise), and keeps every size that follows the dynamic
     dims as an expression of them (docs/jit.md, "Dynamic shapes"). Without it, the
-    graph accepts only the traced sizes."""
+    graph accepts only the traced sizes.
+
+    torch.jit.trace's example_kwarg_inputs (a dict of forward's arguments by name) is
+    accepted in place of example_inputs; strict is accepted (outputs are tensors or
+    tuples/lists of them either way)."""
     from ..nn import Module
+
+    if example_kwarg_inputs is not None:
+        if example_inputs is not None:
+            raise ValueError("ember.jit.trace: give example_inputs or example_kwarg_inputs, not both")
+        if not isinstance(example_kwarg_inputs, dict) or not example_kwarg_inputs:
+            raise TypeError("ember.jit.trace: example_kwarg_inputs must be a non-empty dict")
+        example_inputs = _kwargs_as_positional(func, example_kwarg_inputs)
+    if example_inputs is None:
+        raise TypeError("ember.jit.trace() missing its example_inputs")
+    if optimize is None:  # torch's deprecated default
+        optimize = True
 
     inputs, flat_inputs, input_structure = _as_inputs(example_inputs)
     params = []
