@@ -7,6 +7,7 @@ by name when the extension has them, with thin wrappers only where
 torch.nn.functional's signature differs from the op's.
 """
 from .. import _C
+from .._C import interpolate as _C_interpolate
 
 # The nn group's ops: always present.
 from .._C import (  # noqa: F401
@@ -18,7 +19,6 @@ from .._C import (  # noqa: F401
     embedding,
     group_norm,
     huber_loss,
-    interpolate,
     l1_loss,
     layer_norm,
     mse_loss,
@@ -140,6 +140,19 @@ def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
     """F.adaptive_max_pool2d(..., return_indices=True)."""
     return _nn.adaptive_max_pool2d(input, output_size, True)
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,  # noqa: A002
+                recompute_scale_factor=None, antialias=False):
+    """torch.nn.functional.interpolate: the resampling kernels in C++; antialias=True
+    (bilinear, bicubic, lanczos on 4-d input) in _functional_antialias.py."""
+    if antialias:
+        from ._functional_antialias import interpolate_antialias
+        return interpolate_antialias(input, size, scale_factor, mode, align_corners,
+                                     recompute_scale_factor)
+    if mode == "lanczos":
+        raise ValueError("Lanczos mode requires antialias=True")
+    return _C_interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor)
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
