@@ -29,7 +29,7 @@ EXCLUDED_EVERYWHERE = [
      "quantized tensors are not supported"),
     (r"(^sparse_|_sparse_?$|^to_sparse|^(c?col|crow|row)_indices|^(s|d|h|hs|ss)(p)?(add)?mm$"
      r"|^saddmm$|^dsmm$|^is_coalesced$|^coalesce$|^(dense|sparse)_dim$|^indices$|^values$"
-     r"|^indices_copy$|^values_copy$|^to_dense$|^sparse_mask$|^SparseAdam$)",
+     r"|^indices_copy$|^values_copy$|^sparse_mask$|^SparseAdam$)",
      "sparse layouts are not supported"),
     (r"(^complex$|^polar$|^view_as_(real|complex)|^real$|^imag$|^conj_physical|^chalf$"
      r"|^cfloat$|^cdouble$|^Complex\w*Storage$|^ComplexType$|^i?stft$)",
@@ -66,19 +66,17 @@ EXCLUDED = {
          "TorchScript's IR and runtime classes (ember.jit traces instead)"),
         (r"^(DispatchKey|DispatchKeySet|ExcludeDispatchKeyGuard|DisableTorchFunction\w*"
          r"|classproperty|get_file_path|prepare_multiprocessing_environment|profiler_\w+"
-         r"|compiled_with_cxx11_abi|thread_safe_generator|hash_tensor|get_device_module)$",
+         r"|thread_safe_generator|hash_tensor)$",
          "PyTorch's own dispatcher and build internals"),
-        (r"^(Sym\w+|sym_\w+|cond|while_loop)$",
-         "symbolic sizes and compiled control flow (not in ember's scope)"),
+        (r"^Sym\w+$",
+         "symbolic size types (ember's traces find symbolic sizes by fitting, docs/jit.md)"),
         (r"^(eig|lstsq|solve|symeig|matrix_rank|qr|cholesky|lobpcg|pca_lowrank|svd_lowrank)$",
          "removed or deprecated in PyTorch in favour of torch.linalg"),
-        (r"^\w+_copy$", "the copy variants of views, made for graph compilers"),
         (r"^(segment_reduce|slice_inverse)$",
          "undocumented in PyTorch (a prototype and a graph-compiler helper)"),
     ],
     "Tensor": [
-        (r"^(map2_|reinforce|module_load|dim_order|ipu|mtia|is_set_to|storage_type|new"
-         r"|slice_inverse|hash_tensor)$",
+        (r"^(map2_|reinforce|module_load|ipu|mtia|slice_inverse|hash_tensor)$",
          "storage internals and PyTorch's own hooks"),
         (r"^(eig|lstsq|solve|symeig|qr|cholesky|lu)$",
          "removed or deprecated in PyTorch in favour of torch.linalg"),

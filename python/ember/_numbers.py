@@ -56,5 +56,32 @@ def sym_sqrt(a):
     return math.sqrt(_number(a, "sym_sqrt"))
 
 
+def _check_range(size, min, max):  # noqa: A002 (torch's names)
+    if max is None:
+        max = 2 ** 63 - 1
+    if not min <= size <= max:
+        raise RuntimeError(f"Invalid value range for {size} between [{min}, {max}].")
+
+
+def sym_constrain_range(size, min=None, max=None):  # noqa: A002
+    """Checks that the int size lies in [min, max] (a compiler records it as a fact)."""
+    _check_range(_number(size, "sym_constrain_range"), -(2 ** 63) if min is None else min, max)
+
+
+def sym_constrain_range_for_size(size, min=None, max=None):  # noqa: A002
+    """The same for a size: at least 0 (or min)."""
+    _check_range(_number(size, "sym_constrain_range_for_size"), 0 if min is None else min, max)
+
+
+def sym_fresh_size(expr):
+    """expr (a compiler gives it a fresh symbol)."""
+    return expr
+
+
+def init_num_threads():
+    """Nothing to do: ember's thread pool (OpenMP) starts with the first parallel op."""
+
+
 __all__ = ["pi", "e", "inf", "nan", "newaxis", "sym_int", "sym_float", "sym_not", "sym_max",
-           "sym_min", "sym_ite", "sym_sum", "sym_sqrt"]
+           "sym_min", "sym_ite", "sym_sum", "sym_sqrt", "sym_constrain_range",
+           "sym_constrain_range_for_size", "sym_fresh_size", "init_num_threads"]

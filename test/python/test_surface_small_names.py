@@ -22,6 +22,14 @@ def test_constants_and_sym_helpers():
         assert getattr(ember, name)(*args) == getattr(torch, name)(*args), name
     with pytest.raises(TypeError):
         ember.sym_int("3")
+    for lib in (ember, torch):
+        assert lib.sym_constrain_range(5, min=0, max=10) is None
+        assert lib.sym_constrain_range_for_size(5, max=10) is None
+        assert lib.sym_fresh_size(7) == 7 and lib.init_num_threads() is None
+        with pytest.raises(RuntimeError, match=r"Invalid value range for 5 between \[6, 10\]"):
+            lib.sym_constrain_range(5, min=6, max=10)
+        with pytest.raises(RuntimeError, match="Invalid value range for -1"):
+            lib.sym_constrain_range_for_size(-1)
 
 
 def test_cond_and_while_loop_match_torch():
