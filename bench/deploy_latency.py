@@ -19,6 +19,7 @@ import torch
 import ember
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
+from harness import write_marked_section  # noqa: E402
 from run_all import machine  # noqa: E402
 
 SIZES = (64, 128, 128, 10)
@@ -130,14 +131,8 @@ def main():
     print(header)
     print(table)
     if args.write:
-        path = pathlib.Path(args.write)
-        text = path.read_text()
-        start, end = "<!-- deploy -->", "<!-- /deploy -->"
-        if start not in text:
-            text += f"\n## Deployment latency (issue 6)\n\n{start}\n{end}\n"
-        i, j = text.index(start), text.index(end)
-        text = text[:i] + start + "\n" + header + "\n" + table + "\n" + text[j:]
-        path.write_text(text)
+        write_marked_section(args.write, "deploy", "Deployment latency (issue 6)",
+                             header + "\n" + table)
 
 
 if __name__ == "__main__":

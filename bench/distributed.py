@@ -20,6 +20,8 @@ import sys
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "examples"))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from harness import write_marked_section  # noqa: E402
 
 SIZES = [4 << 10, 64 << 10, 1 << 20, 16 << 20, 256 << 20]
 
@@ -147,12 +149,8 @@ def main():
     text = table(ember_r, torch_r, args.world)
     print(text)
     if args.write:
-        path = pathlib.Path(args.write)
-        doc = path.read_text()
-        start, end = "<!-- distributed -->", "<!-- /distributed -->"
-        if start in doc:
-            doc = doc[:doc.index(start) + len(start)] + "\n" + text + "\n" + doc[doc.index(end):]
-            path.write_text(doc)
+        write_marked_section(args.write, "distributed", "Distributed: all_reduce and DDP",
+                             text)
 
 
 if __name__ == "__main__":

@@ -78,3 +78,16 @@ def markdown_table(results):
         lines.append(f"| {c.group} | {c.name} | {fmt_time(r.ember_s)} | {fmt_time(r.torch_s)} | "
                      f"{r.ratio:.2f} | {thr} |")
     return "\n".join(lines)
+
+
+def write_marked_section(path, marker, heading, body):
+    """Replaces what lies between <!-- marker --> and <!-- /marker --> in the markdown file
+    at path by body (appending a `## heading` section with the markers if absent)."""
+    import pathlib
+    path = pathlib.Path(path)
+    text = path.read_text()
+    start, end = f"<!-- {marker} -->", f"<!-- /{marker} -->"
+    if start not in text:
+        text += f"\n## {heading}\n\n{start}\n{end}\n"
+    i, j = text.index(start), text.index(end)
+    path.write_text(text[:i] + start + "\n" + body + "\n" + text[j:])

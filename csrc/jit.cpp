@@ -6,6 +6,7 @@
 #include "bindings.h"
 #include "jit/graph.h"
 #include "jit/passes.h"
+#include "jit/runtime/switches.h"
 #include "jit/symbolic_fit.h"
 #include "jit/tracer.h"
 
@@ -144,6 +145,7 @@ void bind_graph(py::module_& jm) {
 
 }  // namespace
 
+void bind_jit_fusion(py::module_& jm);  // csrc/jit_fusion.cpp
 
 void bind_jit(py::module_& m) {
   py::module_ jm = m.def_submodule("_jit", "ember.jit's C++ half: tracer, traced modules, graphs");
@@ -157,7 +159,9 @@ void bind_jit(py::module_& m) {
   bind_graph(jm);
 
   py::class_<jit::Module>(jm, "Module")
-      .def("forward", &jit::Module::forward, py::arg("inputs"))
+      // Without the GIL, so Python threads sharing one loaded module run at once.
+      .def("forward", &jit::Module::forward, py::arg("inputs"),
+           py::call_guard<py::gil_scoped_release>())
       .def_property_readonly(
           "graph", [](jit::Module& mod) -> Graph& { return mod.graph(); },
           py::return_value_policy::reference_internal)
@@ -240,6 +244,12 @@ void bind_jit(py::module_& m) {
         return best;
       }, py::arg("module"), py::arg("inputs"), py::arg("iters"), py::arg("repeats") = 5);
   jm.def("is_tracing", &jit::is_tracing);
+  // The deployment runtime's memory planning and in-place reuse (docs/jit.md).
+  jm.def("_set_memory_planning", &jit::runtime::set_memory_planning, py::arg("enabled"));
+  jm.def("_memory_planning_enabled", &jit::runtime::memory_planning_enabled);
+  jm.def("_set_fusion", &jit::runtime::set_fusion, py::arg("enabled"));
+  jm.def("_fusion_enabled", &jit::runtime::fusion_enabled);
+  bind_jit_fusion(jm);  // pointwise fusion's test and bench hooks: csrc/jit_fusion.cpp
 }
 
 }  // namespace ember::python

@@ -7,6 +7,9 @@
 #include <vector>
 
 #include "jit/graph.h"
+#include "jit/runtime/fusion.h"
+#include "jit/runtime/inplace_reuse.h"
+#include "jit/runtime/plan_cache.h"
 #include "jit/shape_specialize.h"
 
 namespace ember::jit {
@@ -17,6 +20,15 @@ struct RunPlan {
   std::vector<std::vector<ValueId>> release_after;  // per node
   // The graph at each input size it has run with (jit/shape_specialize.h).
   std::shared_ptr<SpecializationCache> shapes = std::make_shared<SpecializationCache>();
+  // The deployment runtime (lib/jit/runtime/): nodes that may write into a dying
+  // input, and the CPU memory plans by input signature (nullptr: plan nothing).
+  runtime::InplaceReuse inplace;
+  std::shared_ptr<runtime::PlanCache> memory_plans;
+  // Pointwise fusion (runtime/fusion.h): the groups and, per node, the group that runs
+  // at it (its last node), kFusedMember for its other members, or -1.
+  static constexpr int32_t kFusedMember = -2;
+  std::vector<runtime::FusedGroup> fusion_groups;
+  std::vector<int32_t> fusion_at;
 };
 RunPlan make_run_plan(const Graph& graph);
 

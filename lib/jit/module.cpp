@@ -27,10 +27,13 @@ Graph& Module::graph() {
 }
 
 std::vector<Tensor> Module::forward(const std::vector<Tensor>& inputs) const {
+  // Threads may call forward at once: the first plan stored is the one all of them
+  // use (with its caches of shapes and memory plans); a thread that lost the race
+  // drops its own.
   std::shared_ptr<const RunPlan> plan = std::atomic_load(&plan_);
   if (!plan) {
-    plan = std::make_shared<const RunPlan>(make_run_plan(graph()));
-    std::atomic_store(&plan_, plan);
+    auto fresh = std::make_shared<const RunPlan>(make_run_plan(graph()));
+    plan = std::atomic_compare_exchange_strong(&plan_, &plan, fresh) ? fresh : plan;
   }
   return run_graph(graph(), inputs, device_, *plan);
 }

@@ -24,6 +24,7 @@
 // event is recorded or queried and no memory is given back: those calls are illegal
 // while a stream captures, so the work waits for the end of the last capture.
 #include "memory/caching_allocator.h"
+#include "memory/allocation_observer.h"
 #include "memory/node_cache.h"
 
 #include <algorithm>
@@ -252,7 +253,7 @@ struct CachingAllocator::Impl {
 
   // ---- allocation ----
 
-  void* allocate(size_t nbytes, StreamId stream) {
+  void* allocate(size_t nbytes, StreamId stream, bool exact = false) {
     if (!pending.empty() && captures.empty()) process_events();
     if (nbytes > kMaxRequest) throw_oom(nbytes);
     size_t size = round_up(std::max<size_t>(nbytes, 1), kMinBlockSize);
@@ -260,7 +261,8 @@ struct CachingAllocator::Impl {
     PoolId pool = captures.empty() ? 0 : capture_pool(stream);
     Block* block = pool == 0 ? take_quick(size, stream) : nullptr;
     if (!block) block = split(get_block(small, stream, size, nbytes, pool), size);
-    block->allocated = true;
+    block->allocated = true;  // before a cut: the freed tail must not merge back into it
+    if (exact && block->size > size) free_block(cut(block, size));
     block->requested = nbytes;
     allocated.emplace(block->ptr, block);
     stats.num_allocs++;
@@ -424,6 +426,60 @@ struct CachingAllocator::Impl {
       return;
     }
     record_use_events(b);
+  }
+
+  // Cuts b after its first `first` bytes; returns the rest, a block in no pool.
+  Block* cut(Block* b, size_t first) {
+    Block* r = new_block(b->ptr + first, b->size - first, b->stream, b->small, b->pool);
+    r->prev = b;
+    r->next = b->next;
+    if (r->next) r->next->prev = r;
+    b->next = r;
+    b->size = first;
+    return r;
+  }
+
+  void release_all_but(void* ptr, const std::vector<std::pair<size_t, size_t>>& keep) {
+    auto it = find_allocated(ptr, "release_all_but");
+    Block* b = it->second;
+    size_t end = 0;
+    for (const auto& [offset, size] : keep) {
+      EMBER_CHECK_VALUE(offset % kMinBlockSize == 0 && size % kMinBlockSize == 0 && size > 0 &&
+                            offset >= end && size <= b->size && offset <= b->size - size,
+                        "CachingAllocator::release_all_but: bad range {", offset, ", ", size,
+                        "} of a block of ", b->size, " bytes");
+      end = offset + size;
+    }
+    EMBER_CHECK_VALUE(b->stream_uses.empty(), "CachingAllocator::release_all_but: the block is "
+                      "used on other streams");
+    allocated.erase(it);
+    stats.num_frees++;
+    stats.active_allocs--;
+    stats.allocated_bytes -= static_cast<int64_t>(b->size);
+    std::vector<Block*> gaps;
+    Block* rest = b;  // the part not yet assigned, starting at byte `at` of the block
+    size_t at = 0;
+    for (const auto& [offset, size] : keep) {
+      if (offset > at) {
+        gaps.push_back(rest);
+        rest = cut(rest, offset - at);
+      }
+      Block* kept = rest;
+      rest = size < kept->size ? cut(kept, size) : nullptr;
+      kept->allocated = true;
+      kept->requested = size;
+      allocated.emplace(kept->ptr, kept);
+      stats.num_allocs++;
+      stats.active_allocs++;
+      stats.allocated_bytes += static_cast<int64_t>(kept->size);
+      at = offset + size;
+    }
+    if (rest) gaps.push_back(rest);
+    for (Block* g : gaps) {
+      g->allocated = false;
+      g->requested = 0;
+      free_block(g);
+    }
   }
 
   // Other streams may still read or write the block: reuse waits for their events.
@@ -661,12 +717,29 @@ CachingAllocator::CachingAllocator(std::unique_ptr<RawAllocator> raw, bool quick
 CachingAllocator::~CachingAllocator() { impl_->release_everything(); }
 
 void* CachingAllocator::allocate(size_t nbytes, StreamId stream) {
+  AllocationObserver* observer = thread_observer(this);
+  if (observer)
+    if (void* ptr = observer->serve(nbytes)) return ptr;
+  void* ptr;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    ptr = impl_->allocate(nbytes, stream);
+  }
+  if (observer) observer->served_by_allocator(ptr, nbytes);
+  return ptr;
+}
+
+void* CachingAllocator::allocate_exact(size_t nbytes) {
   std::lock_guard<std::mutex> lock(impl_->mutex);
-  return impl_->allocate(nbytes, stream);
+  return impl_->allocate(nbytes, 0, /*exact=*/true);
 }
 
 void CachingAllocator::free(void* ptr) {
   if (!ptr) return;
+  if (AllocationObserver* observer = thread_observer(this); observer && observer->on_free(ptr))
+    return;
+  // Memory an observer served, freed off its thread (lib/memory/allocation_observer.h).
+  if (any_served_ranges() && free_in_served_range(ptr)) return;
   std::lock_guard<std::mutex> lock(impl_->mutex);
   impl_->free(ptr);
 }
@@ -677,6 +750,11 @@ void CachingAllocator::record_stream(void* ptr, StreamId stream) {
   if (stream == b->stream) return;
   auto& uses = b->stream_uses;
   if (std::find(uses.begin(), uses.end(), stream) == uses.end()) uses.push_back(stream);
+}
+
+void CachingAllocator::release_all_but(void* ptr, const std::vector<std::pair<size_t, size_t>>& keep) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->release_all_but(ptr, keep);
 }
 
 bool CachingAllocator::owns(void* ptr) const {

@@ -28,12 +28,15 @@
 //    and recorded again for the next frees (no event made and destroyed per free);
 //  - private pools (CUDA graphs, Note [Private pools] in the .cpp): while a stream
 //    captures into a pool, its requests are served from that pool's own segments.
+//  - a thread may install an AllocationObserver (allocation_observer.h) that sees,
+//    and may serve, its requests: the jit runtime's arenas.
 // Thread-safe (one mutex).
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ember/memory.h"
@@ -99,9 +102,19 @@ class CachingAllocator {
   // Never returns nullptr: throws OutOfMemoryError. nbytes == 0 gives a valid
   // unique pointer to a minimal block.
   void* allocate(size_t nbytes, StreamId stream = 0);
+  // The same, on the default stream, but the block is cut to nbytes (rounded up to
+  // kMinBlockSize) where the large pool would hand out a larger one: a block held long
+  // and whole (a jit runtime arena) holds, and counts, only what it uses.
+  void* allocate_exact(size_t nbytes);
   void free(void* ptr);
   // The block of ptr is also used on `stream`: its reuse waits for that stream.
   void record_stream(void* ptr, StreamId stream);
+  // Frees the block at ptr except the byte ranges `keep` ({offset from ptr, size}, in
+  // address order, not overlapping, each offset and size a positive multiple of
+  // kMinBlockSize): each becomes a block of its own, allocated, freed as any other.
+  // The jit runtime's arenas (lib/jit/runtime/arena_run.h): what outlives a run keeps
+  // its own bytes only. Raises ValueError for bad ranges, touching nothing.
+  void release_all_but(void* ptr, const std::vector<std::pair<size_t, size_t>>& keep);
   // Whether ptr is the start of a block this allocator handed out and not yet freed.
   bool owns(void* ptr) const;
   void empty_cache();

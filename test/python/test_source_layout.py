@@ -23,16 +23,9 @@ RULES = {
     "dispatch": ("cpu/", "cuda/"),
 }
 SOURCES = (".h", ".cpp", ".cu", ".cuh")
-# Deliberate exceptions, each with its reason. The deployment runtime's pointwise fusion
-# runs a group of nodes as one CPU loop built from the eager kernels' own formulas and
-# per-ISA clones (bit-identical results need exactly those); a group's program is not an
-# op row the dispatcher could route. Next step: its evaluator behind a backend registry
-# in lib/kernels, so that lib/jit names no backend (and a CUDA evaluator can join).
-EXCEPTIONS = {
-    "jit/runtime/fusion.cpp": ("cpu/parallel.h",),
-    "jit/runtime/fusion_formula.h": ("cpu/elementwise.h",),
-    "jit/runtime/fusion_ops.cpp": ("cpu/vec_math.h",),
-}
+# Deliberate exceptions, each with its reason (none today: the deployment runtime's
+# fusion reaches the CPU's evaluator through kernels/fused_pointwise.h's registry).
+EXCEPTIONS = {}
 
 
 def includes(folder):

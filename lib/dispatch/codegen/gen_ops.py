@@ -400,6 +400,7 @@ def main() -> int:
     write_if_changed(opts.out / "cpu" / "structured_kernels.cpp", gen_structured.emit_cpu_kernels(rows))
     write_if_changed(opts.out / "cuda" / "structured_kernels.cu", gen_structured.emit_cuda_kernels(rows))
     write_if_changed(opts.out / "python" / "structured_bindings.cpp", gen_structured.emit_bindings(rows))
+    write_if_changed(opts.out / "cpu" / "fused_structured_formulas.inc", gen_structured.emit_fusion_formulas(rows))
     return 0
 
 

@@ -11,6 +11,8 @@ CPU and the CUDA kernel) and its op database samples; this file writes the rest:
     cuda/structured_kernels.cu              the CUDA kernels (compiled in CUDA builds)
     python/structured_bindings.cpp          the Python bindings (ember.name, name_,
                                             Tensor.name, name_), with PyTorch's names
+    cpu/fused_structured_formulas.inc      the unary float formulas, for pointwise
+                                            fusion's table (lib/cpu/fused_pointwise_ops.cpp)
 
 The kinds (schema.py's KERNEL_KINDS) decide the signature, the op function's checks
 (lib/ops/elementwise_common.h) and the kernel's loop (cpu/unary_helpers.h,
@@ -199,4 +201,23 @@ def emit_bindings(rows: list[sch.OpRow]) -> str:
                 if "inplace" in r.variants:
                     out.append(f'  cls.def("{n}_", &in_place<&{r.name}_>);\n')
     out.append("}\n\n}  // namespace ember::python\n")
+    return "".join(out)
+
+
+# The kinds whose formula maps one floating value to one of the same dtype: what
+# pointwise fusion can chain (lib/jit/runtime/fusion.h).
+FUSABLE_KINDS = ("unary_float", "unary_float_only")
+
+
+def emit_fusion_formulas(rows: list[sch.OpRow]) -> str:
+    """cpu/fused_structured_formulas.inc: EMBER_FUSION_STRUCTURED(name, formula) for each
+    structured op a fused loop can run, with the headers and op ids its formulas need;
+    lib/cpu/fused_pointwise_ops.cpp expands the list into its formula table."""
+    rows = [r for r in structured(rows) if r.kernel["kind"] in FUSABLE_KINDS]
+    out = [HEADER, "// The per-element formulas of the structured unary float ops, for pointwise fusion\n"
+           "// (lib/cpu/fused_pointwise_ops.cpp defines EMBER_FUSION_STRUCTURED, then includes this).\n"
+           "#include <cmath>\n\n", _formula_headers()]
+    out += _id_includes(rows)
+    out.append("\n")
+    out += [f"EMBER_FUSION_STRUCTURED({r.name}, {r.kernel['formula']})\n" for r in rows]
     return "".join(out)
