@@ -160,9 +160,12 @@ def measure(name, make, shape_of, batch, threads, tmp, cpp_timer, rounds):
     ex, tx = ember.from_numpy(x_np.copy()), torch.from_numpy(x_np.copy())
     stem = tmp / f"{name.split()[0]}_{name.split()[1]}_{batch}"
     with ember.no_grad():
-        ember.jit.trace(emodel, ex).save(f"{stem}.ember")
+        traced = ember.jit.trace(emodel, ex)
+        traced.save(f"{stem}.ember")
+        ember.jit.freeze(traced).save(f"{stem}.frozen.ember")
         ember.onnx.export(emodel, ex, f"{stem}.onnx")
     loaded = ember.jit.load(f"{stem}.ember")
+    frozen = ember.jit.load(f"{stem}.frozen.ember")  # weights folded, as the frozen TorchScript
     with torch.no_grad():
         tscript = torch.jit.freeze(torch.jit.trace(tmodel, tx))
         tscript.save(f"{stem}.pt")
@@ -174,6 +177,7 @@ def measure(name, make, shape_of, batch, threads, tmp, cpp_timer, rounds):
                            ("onnxruntime", ort_out), ("TorchScript", tscript(tx).numpy())):
             assert np.allclose(got, want, atol=2e-4, rtol=1e-3), f"{name}: {label} differs from torch"
         timers = {
+            "ember traced and frozen, from C++": cpp_block(frozen, ex),
             "ember traced, from C++": cpp_block(loaded, ex),
             "ember traced, from C++, fusion off": switched_off(_jit._set_fusion, cpp_block(loaded, ex)),
             "ember traced, from C++, planning off":
@@ -241,13 +245,15 @@ def main():
                 for label, b in peaks.items():
                     lines.append(f"| {label} | {fmt_bytes(b)} | {b / eager:.2f} |")
                 ort = rows["onnxruntime (ember's ONNX), from Python"]
-                summary.append((name, batch, cpp, ort, rows["ember eager, from Python"],
+                # The targets compare the deployed form: traced and frozen, as TorchScript is.
+                summary.append((name, batch, rows["ember traced and frozen, from C++"], ort,
+                                rows["ember eager, from Python"],
                                 peaks["ember traced, planned"] / eager))
     header = (f"{args.threads} thread(s) for every library, float32, gradients off; each time is the "
               f"best of {args.rounds} blocks of ~0.15 s, the systems taking turns in each round. "
               f"Measured {time.strftime('%Y-%m-%d')} on {machine()}.\n")
-    targets = ["", "| model | batch | time: ember C++ / onnxruntime | time: ember C++ / ember eager | "
-               "peak: planned / eager |", "|---|---|---|---|---|"]
+    targets = ["", "| model | batch | time: ember frozen, C++ / onnxruntime | time: ember frozen, "
+               "C++ / ember eager | peak: planned / eager |", "|---|---|---|---|---|"]
     for name, batch, cpp, ort, eager, peak in summary:
         targets.append(f"| {name.split(' (')[0]} | {batch} | {cpp / ort:.2f} | {cpp / eager:.2f} | "
                        f"{peak:.2f} |")
