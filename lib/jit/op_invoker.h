@@ -32,6 +32,7 @@ class InvokeArgs {
              const Specialization* spec = nullptr);
 
   const Node& node() const { return *node_; }
+  const Graph& graph() const { return *graph_; }
   size_t num_inputs() const { return inputs_.size(); }
   size_t num_attrs() const { return attrs_->size(); }
 

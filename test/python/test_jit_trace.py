@@ -337,3 +337,23 @@ def test_load_of_a_missing_path_raises_torchs_value_error(tmp_path):
         ember.jit.load(tmp_path / "missing.ember")
     with pytest.raises(ValueError, match="is a directory"):
         ember.jit.load(tmp_path)
+
+
+def test_traced_flatten_takes_a_non_contiguous_input():
+    # flatten/reshape of a contiguous example records `view`; a transposed input of the
+    # traced shape cannot be viewed so, and is copied as eager flatten copies it.
+    model = ember.nn.Sequential(ember.nn.Flatten(), ember.nn.Linear(12, 2)).eval()
+    traced = ember.jit.trace(model, ember.randn(2, 3, 4))
+    x = ember.randn(2, 4, 3).transpose(1, 2)
+    assert not x.is_contiguous()
+    with ember.no_grad():
+        np.testing.assert_allclose(traced(x).numpy(), model(x).numpy(), rtol=1e-6, atol=1e-6)
+
+    def writes_through(t):
+        flat = t.view(-1)
+        flat.mul_(2)
+        return t + 0
+
+    traced_write = ember.jit.trace(writes_through, ember.randn(2, 3), check_trace=False)
+    with pytest.raises(RuntimeError, match="view"):
+        traced_write(ember.randn(3, 2).t())

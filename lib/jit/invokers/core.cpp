@@ -14,6 +14,7 @@
 #include "ember/ops/random.h"
 #include "ember/ops/views.h"
 #include "jit/invokers/invoke_util.h"
+#include "jit/passes.h"
 #include "dispatch/op_ids/core.h"
 
 namespace ember::jit {
@@ -66,6 +67,25 @@ Tensor& run_random_(const InvokeArgs& a, Tensor& self) {
 }  // namespace
 
 // ---- copies and fills: in place, or into the tensor zeros()/clone()/to() allocated ----
+
+// ---- view: what a traced flatten() or reshape() records -----------------------------
+
+// A flatten() or reshape() of a contiguous example input traces as `view`. A run's input
+// of the traced shape but other strides (a transposed tensor) cannot be viewed so; eager
+// flatten/reshape would copy it, and so does the node, unless the graph writes through
+// the view (its aliasing is then part of the program, and the error stands).
+EMBER_REGISTER_INVOKER(view, [](const InvokeArgs& a) -> std::vector<Tensor> {
+  check_out_of_place(a);
+  const Tensor& self = a.tensor(0);
+  IntList sizes = as_list(a.ints(0));
+  try {
+    return {ember::view(self, sizes)};
+  } catch (const Error&) {
+    ValueId out = a.node().outputs.at(0);
+    if (passes_detail::written_values(a.graph())[static_cast<size_t>(out)]) throw;
+    return {ember::reshape(self, sizes)};
+  }
+});
 
 EMBER_REGISTER_INVOKER(copy_, [](const InvokeArgs& a) -> std::vector<Tensor> {
   const Tensor& src = a.tensor(1);
