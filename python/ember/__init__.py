@@ -80,6 +80,8 @@ _out_variants.install(special, _out_variants.SPECIAL_FUNCTIONS, prefix="special_
 from . import func  # noqa: E402,F401  (ember.func: torch.func transforms; torch.vmap is func.vmap)
 from .func import vmap  # noqa: E402,F401
 from . import futures  # noqa: E402,F401  (ember.futures: torch.futures' Future)
+from ._streams import Event, Stream, _register_cuda_kinds  # noqa: E402  (device-generic)
+_register_cuda_kinds()
 from . import distributed  # noqa: E402,F401  (ember.distributed: process groups, collectives; docs/distributed.md)
 from . import cpu  # noqa: E402,F401  (ember.cpu.amp: torch.cpu.amp's autocast spelling)
 from .amp.autocast_mode import (  # noqa: E402,F401  (torch.autocast and its state functions; docs/amp.md)

@@ -174,3 +174,24 @@ def test_tensor_layout_queries_match_torch():
     assert ember.ones(2, dtype=ember.int64).storage_type().__name__ == "LongStorage"
     with pytest.raises(TypeError):
         x.is_set_to(3)
+
+
+def test_device_generic_stream_and_event_on_the_cpu_match_torch():
+    for lib in (ember, torch):
+        s = lib.Stream("cpu")
+        assert isinstance(s, lib.Stream) and s.query() and str(s.device) == "cpu"
+        assert s.device_index == -1 and s.stream_id == 0
+        s.synchronize()
+        with s:
+            pass
+        for call in (s.record_event, lambda: s.wait_stream(s)):
+            with pytest.raises(RuntimeError, match="cpu backend doesn't support events"):
+                call()
+        e = lib.Event("cpu")
+        assert isinstance(e, lib.Event) and str(e.device) == "cpu"
+        with pytest.raises(RuntimeError, match="cpu backend doesn't support events"):
+            e.record()
+    assert issubclass(ember.cuda.Stream, ember.Stream) and issubclass(ember.cuda.Event, ember.Event)
+    if not ember.cuda.is_available():
+        with pytest.raises(RuntimeError):
+            ember.Stream("cuda")
