@@ -25,7 +25,8 @@
 // while a stream captures, so the work waits for the end of the last capture.
 #include "memory/caching_allocator.h"
 #include "memory/allocation_observer.h"
-#include "memory/node_cache.h"
+#include "memory/allocator_block.h"
+#include "memory/allocator_messages.h"
 
 #include <algorithm>
 #include <cctype>
@@ -42,85 +43,12 @@
 
 namespace ember::memory {
 
+using namespace allocator_detail;
+
 namespace {
-
-struct Block {
-  char* ptr;
-  size_t size;
-  StreamId stream;
-  bool small;       // which pool it returns to
-  PoolId pool = 0;  // 0: the shared pools; otherwise a private pool (Note [Private pools])
-  size_t requested = 0;  // bytes asked for, while allocated (memory_snapshot)
-  uint64_t freed_at = 0;  // the allocator's tick when last freed (garbage collection order)
-  bool allocated = false;
-  bool quick = false;     // waiting in a quick list
-  int event_count = 0;    // outstanding events of a pending block
-  Block* prev = nullptr;  // neighbours within the segment
-  Block* next = nullptr;
-  std::vector<StreamId> stream_uses;  // other streams (record_stream); rarely non-empty
-
-  Block(char* p, size_t s, StreamId st, bool sm, PoolId pl = 0)
-      : ptr(p), size(s), stream(st), small(sm), pool(pl) {}
-  bool is_free() const { return !allocated && !quick && event_count == 0; }
-  bool is_whole_segment() const { return !prev && !next; }
-};
-
-// Lookups build this key on the stack: no Block (and no heap allocation) per search.
-struct BlockKey {
-  StreamId stream;
-  size_t size;
-  uintptr_t addr;
-};
-
-struct BlockLess {
-  using is_transparent = void;
-  static BlockKey key(const Block* b) {
-    return {b->stream, b->size, reinterpret_cast<uintptr_t>(b->ptr)};
-  }
-  static BlockKey key(const BlockKey& k) { return k; }
-  template <typename A, typename B>
-  bool operator()(const A& a, const B& b) const {
-    BlockKey x = key(a), y = key(b);
-    if (x.stream != y.stream) return x.stream < y.stream;
-    if (x.size != y.size) return x.size < y.size;
-    return x.addr < y.addr;
-  }
-};
-
-using Pool = std::set<Block*, BlockLess, NodeAllocator<Block*>>;
-using BlockMap = std::unordered_map<void*, Block*, std::hash<void*>, std::equal_to<void*>,
-                                    NodeAllocator<std::pair<void* const, Block*>>>;
-
-constexpr size_t round_up(size_t n, size_t multiple) {
-  return (n + multiple - 1) / multiple * multiple;
-}
 
 // Larger requests would overflow the rounding; no device has that much memory anyway.
 constexpr size_t kMaxRequest = SIZE_MAX / 4;
-
-std::string format_bytes(size_t n) {
-  static const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(n);
-  int u = 0;
-  while (v >= 1024.0 && u < 4) {
-    v /= 1024.0;
-    ++u;
-  }
-  char buf[48];
-  if (u == 0)
-    std::snprintf(buf, sizeof buf, "%zu B", n);
-  else
-    std::snprintf(buf, sizeof buf, "%.2f %s", v, units[u]);
-  return buf;
-}
-
-// "cuda:0" -> "CUDA", for the "CUDA out of memory" wording users search for.
-std::string device_kind(const char* name) {
-  std::string kind(name);
-  kind = kind.substr(0, kind.find(':'));
-  for (char& c : kind) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return kind;
-}
 
 }  // namespace
 
@@ -263,13 +191,31 @@ struct CachingAllocator::Impl {
     if (!block) block = split(get_block(small, stream, size, nbytes, pool), size);
     block->allocated = true;  // before a cut: the freed tail must not merge back into it
     if (exact && block->size > size) free_block(cut(block, size));
-    block->requested = nbytes;
-    allocated.emplace(block->ptr, block);
+    count_allocated(block, nbytes);
+    return block->ptr;
+  }
+
+  // A block handed out (requested bytes asked for it): in allocated_, in the statistics.
+  void count_allocated(Block* b, size_t requested) {
+    b->allocated = true;
+    b->requested = requested;
+    allocated.emplace(b->ptr, b);
     stats.num_allocs++;
     stats.active_allocs++;
-    stats.allocated_bytes += static_cast<int64_t>(block->size);
+    stats.allocated_bytes += static_cast<int64_t>(b->size);
     stats.peak_allocated_bytes = std::max(stats.peak_allocated_bytes, stats.allocated_bytes);
-    return block->ptr;
+  }
+
+  // The block at it given back by its user (its memory's fate is the caller's).
+  Block* count_freed(BlockMap::iterator it) {
+    Block* b = it->second;
+    allocated.erase(it);
+    b->allocated = false;
+    b->requested = 0;
+    stats.num_frees++;
+    stats.active_allocs--;
+    stats.allocated_bytes -= static_cast<int64_t>(b->size);
+    return b;
   }
 
   Block* get_block(bool small, StreamId stream, size_t size, size_t nbytes, PoolId pool) {
@@ -408,14 +354,7 @@ struct CachingAllocator::Impl {
   }
 
   void free(void* ptr) {
-    auto it = find_allocated(ptr, "free");
-    Block* b = it->second;
-    allocated.erase(it);
-    b->allocated = false;
-    b->requested = 0;
-    stats.num_frees++;
-    stats.active_allocs--;
-    stats.allocated_bytes -= static_cast<int64_t>(b->size);
+    Block* b = count_freed(find_allocated(ptr, "free"));
     if (b->stream_uses.empty()) {
       if (!keep_quick(b)) free_block(b);
       return;
@@ -441,7 +380,7 @@ struct CachingAllocator::Impl {
 
   void release_all_but(void* ptr, const std::vector<std::pair<size_t, size_t>>& keep) {
     auto it = find_allocated(ptr, "release_all_but");
-    Block* b = it->second;
+    const Block* b = it->second;
     size_t end = 0;
     for (const auto& [offset, size] : keep) {
       EMBER_CHECK_VALUE(offset % kMinBlockSize == 0 && size % kMinBlockSize == 0 && size > 0 &&
@@ -452,12 +391,8 @@ struct CachingAllocator::Impl {
     }
     EMBER_CHECK_VALUE(b->stream_uses.empty(), "CachingAllocator::release_all_but: the block is "
                       "used on other streams");
-    allocated.erase(it);
-    stats.num_frees++;
-    stats.active_allocs--;
-    stats.allocated_bytes -= static_cast<int64_t>(b->size);
     std::vector<Block*> gaps;
-    Block* rest = b;  // the part not yet assigned, starting at byte `at` of the block
+    Block* rest = count_freed(it);  // the part not yet assigned, from byte `at` of the block
     size_t at = 0;
     for (const auto& [offset, size] : keep) {
       if (offset > at) {
@@ -465,21 +400,13 @@ struct CachingAllocator::Impl {
         rest = cut(rest, offset - at);
       }
       Block* kept = rest;
+      kept->allocated = true;  // before the cut, as in allocate
       rest = size < kept->size ? cut(kept, size) : nullptr;
-      kept->allocated = true;
-      kept->requested = size;
-      allocated.emplace(kept->ptr, kept);
-      stats.num_allocs++;
-      stats.active_allocs++;
-      stats.allocated_bytes += static_cast<int64_t>(kept->size);
+      count_allocated(kept, size);
       at = offset + size;
     }
     if (rest) gaps.push_back(rest);
-    for (Block* g : gaps) {
-      g->allocated = false;
-      g->requested = 0;
-      free_block(g);
-    }
+    for (Block* g : gaps) free_block(g);
   }
 
   // Other streams may still read or write the block: reuse waits for their events.

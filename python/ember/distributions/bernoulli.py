@@ -2,45 +2,19 @@
 import ember
 
 from . import constraints
-from ._lazy import cached_attribute
+from ._coin_parameter import CoinParameter, probs_or_logits
 from .distribution import Distribution, as_tensors
 
 
-def binary_logits(probs):
-    """log(p / (1 - p)), with p kept eps away from 0 and 1 so the logit stays finite."""
-    eps = ember.finfo(probs.dtype).eps
-    p = probs.clamp(min=eps, max=1 - eps)
-    return p.log() - (-p).log1p()
-
-
-class Bernoulli(Distribution):
+class Bernoulli(CoinParameter, Distribution):
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        given = probs if probs is not None else logits
-        (param,) = as_tensors(given)
-        if probs is not None:
-            self.probs = param
-        else:
-            self.logits = param
-        self._param = param
+        (param,) = as_tensors(probs_or_logits(probs, logits))
+        self._keep_parameter(param, probs is not None)
         super().__init__(param.size(), validate_args=validate_args)
-
-    @cached_attribute
-    def probs(self):
-        return ember.sigmoid(self.logits)
-
-    @cached_attribute
-    def logits(self):
-        return binary_logits(self.probs)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     @property
     def mean(self):

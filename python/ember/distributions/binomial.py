@@ -2,39 +2,20 @@
 import ember
 
 from . import constraints
-from ._lazy import cached_attribute
-from .bernoulli import binary_logits
+from ._coin_parameter import CoinParameter, probs_or_logits
 from .distribution import Distribution, as_tensors
 
 
-class Binomial(Distribution):
+class Binomial(CoinParameter, Distribution):
     arg_constraints = {"total_count": constraints.nonnegative_integer, "probs": constraints.unit_interval,
                        "logits": constraints.real}
     has_enumerate_support = True
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        count, param = as_tensors(total_count, probs if probs is not None else logits)
+        count, param = as_tensors(total_count, probs_or_logits(probs, logits))
         self.total_count = count.to(param.dtype)
-        if probs is not None:
-            self.probs = param
-        else:
-            self.logits = param
-        self._param = param
+        self._keep_parameter(param, probs is not None)
         super().__init__(param.size(), validate_args=validate_args)
-
-    @cached_attribute
-    def probs(self):
-        return ember.sigmoid(self.logits)
-
-    @cached_attribute
-    def logits(self):
-        return binary_logits(self.probs)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     @property
     def support(self):

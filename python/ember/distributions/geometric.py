@@ -3,7 +3,7 @@ import ember
 
 from . import constraints
 from ._lazy import cached_attribute
-from .bernoulli import binary_logits
+from ._coin_parameter import binary_logits
 from .distribution import Distribution, as_tensors
 
 

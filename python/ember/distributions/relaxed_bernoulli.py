@@ -3,44 +3,25 @@ coin flip, sigmoid((logits + L) / temperature) with L standard logistic noise.""
 import ember
 
 from . import constraints
-from ._lazy import cached_attribute
-from .bernoulli import binary_logits
+from ._coin_parameter import CoinParameter, probs_or_logits
 from .distribution import Distribution, as_tensors
 from .transformed_distribution import TransformedDistribution
 from .transforms import SigmoidTransform
 
 
-class LogitRelaxedBernoulli(Distribution):
+class LogitRelaxedBernoulli(CoinParameter, Distribution):
     """The relaxed coin before the sigmoid: (logits + L) / temperature."""
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.real
     has_rsample = True
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        (param,) = as_tensors(probs if probs is not None else logits)
+        (param,) = as_tensors(probs_or_logits(probs, logits))
         if not isinstance(temperature, ember.Tensor):
             temperature = ember.tensor(float(temperature), dtype=param.dtype, device=param.device)
         self.temperature = temperature
-        if probs is not None:
-            self.probs = param
-        else:
-            self.logits = param
-        self._param = param
+        self._keep_parameter(param, probs is not None)
         super().__init__(param.size(), validate_args=validate_args)
-
-    @cached_attribute
-    def probs(self):
-        return ember.sigmoid(self.logits)
-
-    @cached_attribute
-    def logits(self):
-        return binary_logits(self.probs)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
