@@ -10,15 +10,14 @@ parameter list). DistributedSampler is compared with torch's. Every multi-proces
 is bounded by a timeout, so a hang fails instead of stalling the run.
 """
 import copy
-import multiprocessing
 import os
-import socket
-import time
 import traceback
 from datetime import timedelta
 
 import numpy as np
 import pytest
+
+from _spawn_job import free_port, run_processes
 
 import ember
 import ember.distributed as dist
@@ -34,10 +33,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 PYTHON_DIR = os.path.join(REPO, "python")
 
 
-def _free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+_free_port = free_port
 
 
 def _entry(scenario, rank, world, port, results):
@@ -55,34 +51,8 @@ def _entry(scenario, rank, world, port, results):
 def run_job(scenario, world=2, timeout=JOB_TIMEOUT):
     """Runs scenario(rank, world) in `world` spawned processes with the default group
     initialized; fails on any rank's errors, a crash, or a job that outlives timeout."""
-    ctx = multiprocessing.get_context("spawn")
-    results = ctx.Queue()
     port = _free_port()
-    procs = [ctx.Process(target=_entry, args=(scenario, r, world, port, results))
-             for r in range(world)]
-    for p in procs:
-        p.start()
-    deadline = time.monotonic() + timeout
-    reports = {}
-    try:
-        while len(reports) < world and time.monotonic() < deadline:
-            try:
-                rank, errors = results.get(timeout=min(max(deadline - time.monotonic(), 0.01), 1.0))
-                reports[rank] = errors
-            except Exception:  # queue.Empty
-                if all(not p.is_alive() for p in procs) and results.empty():
-                    break
-    finally:
-        for p in procs:
-            p.join(timeout=max(0.1, deadline - time.monotonic()))
-            if p.is_alive():
-                p.kill()
-                p.join()
-    missing = sorted(set(range(world)) - set(reports))
-    assert not missing, (f"ranks {missing} did not report within {timeout}s (exit codes "
-                         f"{[p.exitcode for p in procs]})")
-    failures = [e for r in sorted(reports) for e in reports[r]]
-    assert not failures, "\n".join(failures)
+    run_processes(_entry, lambda r: (scenario, r, world, port), world, timeout)
 
 
 class _Checker:

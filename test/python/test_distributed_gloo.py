@@ -10,13 +10,14 @@ more than the checks) and every job is bounded by a timeout, so a hang fails.
 import multiprocessing
 import os
 import pickle
-import socket
 import time
 import traceback
 from datetime import timedelta
 
 import numpy as np
 import pytest
+
+from _spawn_job import free_port, run_processes
 
 import ember
 import ember.distributed as dist
@@ -27,10 +28,7 @@ needs_gloo = pytest.mark.skipif(not dist.is_gloo_available(), reason="ember was 
 JOB_TIMEOUT = 60  # seconds for one multi-process job
 
 
-def _free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+_free_port = free_port
 
 
 def _entry(scenario, rank, world, port, tmpdir, results):
@@ -46,37 +44,8 @@ def _entry(scenario, rank, world, port, tmpdir, results):
 def run_job(scenario, world, tmp_path, timeout=JOB_TIMEOUT):
     """Runs scenario(rank, world, port, tmpdir) in `world` spawned processes; fails on
     any rank's errors, a crash, or a job that outlives timeout."""
-    ctx = multiprocessing.get_context("spawn")
-    results = ctx.Queue()
     port = _free_port()
-    procs = [ctx.Process(target=_entry, args=(scenario, r, world, port, str(tmp_path), results))
-             for r in range(world)]
-    for p in procs:
-        p.start()
-    deadline = time.monotonic() + timeout
-    reports = {}
-    try:
-        while len(reports) < world:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                break
-            try:
-                rank, errors = results.get(timeout=min(left, 1.0))
-                reports[rank] = errors
-            except Exception:  # queue.Empty
-                if all(not p.is_alive() for p in procs) and results.empty():
-                    break
-    finally:
-        for p in procs:
-            p.join(timeout=max(0.1, deadline - time.monotonic()))
-            if p.is_alive():
-                p.kill()
-                p.join()
-    missing = sorted(set(range(world)) - set(reports))
-    assert not missing, (f"ranks {missing} did not report within {timeout}s (exit codes "
-                         f"{[p.exitcode for p in procs]})")
-    failures = [e for r in sorted(reports) for e in reports[r]]
-    assert not failures, "\n".join(failures)
+    run_processes(_entry, lambda r: (scenario, r, world, port, str(tmp_path)), world, timeout)
 
 
 # ---- the inputs every rank can compute for every other rank -----------------------------
