@@ -21,30 +21,34 @@ def pair(*shape):
     return ember.from_numpy(a.copy()), torch.from_numpy(a.copy())
 
 
-def bench_recurrent(kind, T, B, I, H, layers):
+def bench_recurrent(kind, T, B, I, H, layers, bidirectional=False, batch_first=False, train=True):
     """kind: "lstm" or "gru" (torch.nn.LSTM / GRU against ember._C._lstm / _gru)."""
-    mod = (torch.nn.LSTM if kind == "lstm" else torch.nn.GRU)(I, H, layers)
+    mod = (torch.nn.LSTM if kind == "lstm" else torch.nn.GRU)(I, H, layers, bidirectional=bidirectional,
+                                                               batch_first=batch_first)
     params = [ember.from_numpy(p.detach().numpy().copy()).requires_grad_() for p in mod._flat_weights]
     seq = ember._C._lstm if kind == "lstm" else ember._C._gru
-    xe, xt = pair(T, B, I)
-    name = f"{kind} T={T} B={B} {I}->{H} x{layers}"
+    xe, xt = pair(*((B, T, I) if batch_first else (T, B, I)))
+    name = f"{kind} T={T} B={B} {I}->{H} x{layers}" + (" bidir" if bidirectional else "") + \
+        (" batch_first" if batch_first else "")
+    args = (True, layers, 0.0, False, bidirectional, batch_first)  # has_biases, ..., train, ...
 
     def e_fwd():
         with ember.no_grad():
-            seq(xe, None, params, True, layers, 0.0, False, False, False)
+            seq(xe, None, params, *args)
 
     def t_fwd():
         with torch.no_grad():
             mod(xt)
 
     def e_train():
-        seq(xe, None, params, True, layers, 0.0, True, False, False)[0].sum().backward()
+        seq(xe, None, params, *args)[0].sum().backward()
 
     def t_train():
         mod(xt)[0].sum().backward()
 
     row(name + " fwd", e_fwd, t_fwd, reps=20)
-    row(name + " fwd+bwd", e_train, t_train, reps=20)
+    if train:
+        row(name + " fwd+bwd", e_train, t_train, reps=20)
 
 
 def bench_sdpa(B, H, L, E):
@@ -58,6 +62,9 @@ def main():
     for kind in ("lstm", "gru"):
         bench_recurrent(kind, 50, 32, 64, 128, 2)
         bench_recurrent(kind, 20, 8, 32, 32, 1)
+        # inference shapes: one long sequence at batch 1, a bidirectional tagger
+        bench_recurrent(kind, 100, 1, 128, 256, 1, train=False)
+        bench_recurrent(kind, 40, 16, 64, 64, 2, bidirectional=True, batch_first=True, train=False)
     bench_sdpa(8, 4, 128, 32)
 
 

@@ -12,6 +12,7 @@ void bind_profiler(py::module_& m);  // profiler.cpp (ember.profiler's recording
 void bind_distributed(py::module_& m);  // distributed.cpp (ember.distributed's C++ half)
 void bind_autocast(py::module_& m);  // autocast.cpp (ember.autocast's per-thread state)
 void bind_out_variants(py::module_& m);  // out_variants.cpp (ember._C._OutVariant)
+void bind_numpy_arg_names(py::module_& m);  // numpy_arg_names.cpp (ember._C._NumpyArgNames)
 void bind_saved_tensor_hooks(py::module_& m);  // saved_tensor_hooks.cpp (autograd.graph's hooks)
 void bind_conv_backend(py::module_& m);  // conv_backend.cpp (the CPU conv backend switch)
 }
@@ -54,6 +55,7 @@ PYBIND11_MODULE(_C, m) {
   bind_distributed(m);
   bind_autocast(m);
   bind_out_variants(m);
+  bind_numpy_arg_names(m);
   bind_saved_tensor_hooks(m);
   bind_conv_backend(m);
   install_fast_calls(cls);  // last: it wraps bindings made above

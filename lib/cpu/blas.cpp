@@ -19,7 +19,6 @@
 #include "cpu/blas.h"
 
 #include <dlfcn.h>
-#include <omp.h>
 
 #include <algorithm>
 #include <climits>
@@ -146,12 +145,13 @@ constexpr int64_t kSplitMacs = int64_t(1) << 18;
 // than oneDNN (see the table at the top).
 constexpr int64_t kSmallSgemmMacs = int64_t(1) << 18;
 
-// Runs gemm_fn on row or column blocks of C, one per OpenMP thread, when the
-// product is big enough and we are not inside a parallel region already.
+// Runs gemm_fn on row or column blocks of C split across ember's threads, when the
+// product is big enough and we are not inside a parallel region already. Two blocks
+// per thread, so that a thread the OS has descheduled holds up at most one of them.
 template <typename T, typename GemmFn>
 void split_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
                 const T* b, int64_t ldb, T* c, int64_t ldc, const GemmFn& gemm_fn) {
-  int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+  const int threads = max_threads();
   if (threads <= 1 || m * n * k < kSplitMacs) {
     gemm_fn(ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
     return;
@@ -160,16 +160,16 @@ void split_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, i
   int64_t len = by_cols ? n : m;
   // Column blocks are kept a multiple of 16 so each starts on a vector boundary.
   int64_t align = by_cols ? 16 : 1;
-  int64_t chunk = ((len + threads - 1) / threads + align - 1) / align * align;
+  const int64_t pieces = len >= 8 * align * threads ? 2 * threads : threads;
+  int64_t chunk = ((len + pieces - 1) / pieces + align - 1) / align * align;
   int64_t blocks = (len + chunk - 1) / chunk;
-#pragma omp parallel for num_threads(static_cast<int>(blocks)) schedule(static, 1)
-  for (int64_t blk = 0; blk < blocks; ++blk) {
+  run_parallel(blocks, threads, [&](int64_t blk, int) {
     int64_t s = blk * chunk, e = std::min(len, s + chunk);
     if (by_cols)
       gemm_fn(ta, tb, m, e - s, k, a, lda, tb ? b + s * ldb : b + s, ldb, c + s, ldc);
     else
       gemm_fn(ta, tb, e - s, n, k, ta ? a + s : a + s * lda, lda, b, ldb, c + s * ldc, ldc);
-  }
+  });
 }
 
 template <typename T>
@@ -226,9 +226,24 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const 
   const Library& lib = library();
   bool small = m * n * k < kSmallSgemmMacs;
   if (lib.dnnl_sgemm && !(small && lib.sgemm)) {
-    int status = lib.dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb,
-                                beta, c, ldc);
-    if (status == 0) return;  // dnnl_success; otherwise fall through to the others
+    // Split over ember's threads, oneDNN single-threaded on each block (a task sees one
+    // OpenMP thread): oneDNN's own OpenMP team would be a second set of threads beside
+    // ember's pool, and its regions wait for a descheduled thread (cpu/thread_pool.h).
+    // A block oneDNN refuses (it returns an error only for arguments it cannot take)
+    // is computed by OpenBLAS or the reference loops instead.
+    split_gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc,
+               [&](bool ta_, bool tb_, int64_t m_, int64_t n_, int64_t k_, const float* a_, int64_t lda_,
+                   const float* b_, int64_t ldb_, float* c_, int64_t ldc_) {
+                 if (lib.dnnl_sgemm(ta_ ? 'T' : 'N', tb_ ? 'T' : 'N', m_, n_, k_, alpha, a_, lda_, b_, ldb_,
+                                    beta, c_, ldc_) == 0)  // dnnl_success
+                   return;
+                 if (lib.sgemm && fits_int({m_, n_, k_, lda_, ldb_, ldc_}))
+                   lib.sgemm(kRowMajor, ta_ ? kTrans : kNoTrans, tb_ ? kTrans : kNoTrans, int(m_), int(n_),
+                             int(k_), alpha, a_, int(lda_), b_, int(ldb_), beta, c_, int(ldc_));
+                 else
+                   reference_gemm(ta_, tb_, m_, n_, k_, alpha, a_, lda_, b_, ldb_, beta, c_, ldc_);
+               });
+    return;
   }
   if (lib.sgemm && fits_int({m, n, k, lda, ldb, ldc})) {
     cblas_gemm(lib.sgemm, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
@@ -286,15 +301,16 @@ T dot_impl(DotFn blas_fn, int64_t n, const T* x, int64_t incx, const T* y, int64
     for (int64_t i = 0; i < n; ++i) acc += x[i * incx] * y[i * incy];
     return acc;
   }
-  int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+  const int threads = max_threads();
   if (threads <= 1 || n < kSplitMacs) return blas_fn(int(n), x, int(incx), y, int(incy));
-  std::vector<T> partial(static_cast<size_t>(threads), T(0));
-  int64_t chunk = (n + threads - 1) / threads;
-#pragma omp parallel for num_threads(threads) schedule(static, 1)
-  for (int t = 0; t < threads; ++t) {
+  // Partial sums per piece, added in piece order: the same result whichever thread runs which.
+  const int64_t pieces = 2 * threads;
+  std::vector<T> partial(static_cast<size_t>(pieces), T(0));
+  int64_t chunk = (n + pieces - 1) / pieces;
+  run_parallel(pieces, threads, [&](int64_t t, int) {
     int64_t s = t * chunk, e = std::min(n, s + chunk);
     if (s < e) partial[t] = blas_fn(int(e - s), x + s * incx, int(incx), y + s * incy, int(incy));
-  }
+  });
   T total = 0;
   for (T p : partial) total += p;
   return total;

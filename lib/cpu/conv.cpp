@@ -38,7 +38,7 @@ constexpr int64_t kMinBandCols = 256;
 
 int64_t conv_band(const ConvGeometry& g, int64_t batch, size_t itemsize) {
   int64_t band = band_rows(g.col_rows(), g.out_w, g.out_h, itemsize);
-  int64_t threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+  int64_t threads = max_threads();
   int64_t bands = (g.out_h + band - 1) / band;
   if (threads > 1 && batch * bands < 4 * threads) {
     int64_t want = (4 * threads + batch - 1) / batch;

@@ -60,7 +60,7 @@ void conv2d_backward_weight_typed(const T* go, const T* x, T* gw, const ConvArgs
     }
   };
 
-  const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+  const int threads = max_threads();
   const bool spread = threads > 1 && tasks >= threads &&
                       tasks * a.out_per_group * K * band * g.out_w >= kParallelMacs &&
                       threads * wsize * static_cast<int64_t>(sizeof(T)) <= kMaxPrivateBytes;
@@ -76,12 +76,12 @@ void conv2d_backward_weight_typed(const T* go, const T* x, T* gw, const ConvArgs
     T* buf = zeroed_buffer(0);
     for (int64_t t = 0; t < tasks; ++t) task(t, buf, buf + col_len);
   } else {
-#pragma omp parallel num_threads(threads)
-    {
-      T* buf = zeroed_buffer(omp_get_thread_num());
-#pragma omp for schedule(static)
-      for (int64_t t = 0; t < tasks; ++t) task(t, buf, buf + col_len);
-    }
+    // Buffer b accumulates the b-th of nbuf fixed runs of tasks, whichever thread runs
+    // it, so the sum below is the same from run to run.
+    run_parallel(nbuf, threads, [&](int64_t b, int) {
+      T* buf = zeroed_buffer(b);
+      for (int64_t t = tasks * b / nbuf; t < tasks * (b + 1) / nbuf; ++t) task(t, buf, buf + col_len);
+    });
   }
   // gw[grp, c, k] = the sum over the buffers of acc[grp, k, c].
   const int64_t per_group = a.out_per_group * K;

@@ -3,7 +3,6 @@
 // through BLAS, the task loop that spreads images over the threads, and the
 // dtype handling around a kernel body.
 #pragma once
-#include <omp.h>
 
 #include "cpu/blas.h"
 #include "kernels/dtype_dispatch.h"
@@ -53,7 +52,7 @@ inline int64_t band_rows(int64_t col_rows, int64_t row_len, int64_t total_rows, 
 // else one after another with im2col and BLAS threaded.
 template <typename T, typename F>
 void for_each_task(int64_t tasks, int64_t macs_per_task, int64_t buffer_len, const F& task) {
-  int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+  int threads = max_threads();
   bool spread = threads > 1 && tasks >= threads && tasks * macs_per_task >= kParallelMacs &&
                 (tasks % threads == 0 || tasks >= 4 * threads || macs_per_task < kSmallTaskMacs);
   int64_t nbuf = spread ? threads : 1;
@@ -64,8 +63,7 @@ void for_each_task(int64_t tasks, int64_t macs_per_task, int64_t buffer_len, con
     for (int64_t i = 0; i < tasks; ++i) task(i, base);
     return;
   }
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (int64_t i = 0; i < tasks; ++i) task(i, base + omp_get_thread_num() * buffer_len);
+  run_parallel(tasks, threads, [&](int64_t i, int slot) { task(i, base + slot * buffer_len); });
 }
 
 // y = bias (or 0) over each of the planes.

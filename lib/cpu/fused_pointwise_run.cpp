@@ -14,7 +14,6 @@
 #include <array>
 #include <memory>
 
-#include <omp.h>
 
 #include "cpu/fused_pointwise_formula.h"
 #include "cpu/parallel.h"
@@ -150,16 +149,13 @@ template <typename T>
 void run_program(const Program& group, RunState<T>& st, int64_t numel) {
   assign_slots(group, st);
   constexpr int64_t B = kBlock<T>;
-  // One scratch area per thread the loop may use, allocated before it (nothing in an
-  // OpenMP region may throw).
-  const bool nested = omp_in_parallel();
-  const int threads = nested ? 1 : std::max(1, omp_get_max_threads());
+  // One scratch area per thread the loop may use, allocated before it.
+  const int threads = std::max(1, max_threads());
   const size_t per_thread = static_cast<size_t>(std::max<int32_t>(st.num_slots, 1) * B);
   std::unique_ptr<T[]> scratch(new T[per_thread * static_cast<size_t>(threads)]);
   T* base = scratch.get();
-  parallel_for(0, numel, kGrainSize, [&](int64_t b, int64_t e) {
-    int tid = nested ? 0 : omp_get_thread_num();
-    run_blocks(group, st, b, e, base + per_thread * static_cast<size_t>(tid));
+  parallel_for_slots(0, numel, kGrainSize, [&](int64_t b, int64_t e, int slot) {
+    run_blocks(group, st, b, e, base + per_thread * static_cast<size_t>(slot));
   });
 }
 

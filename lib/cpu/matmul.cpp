@@ -4,7 +4,6 @@
 // it lies, row-major or transposed (trans flag + leading dimension), and copied
 // only when neither describes it. float16/bfloat16 are computed in float32 and
 // rounded once at the end; integers run the reference loops of gemm_ref.h.
-#include <omp.h>
 
 #include <algorithm>
 
@@ -43,9 +42,10 @@ constexpr int64_t kParallelMacs = int64_t(1) << 17;
 template <typename F>
 void for_each_matrix(int64_t batch, int64_t macs_per_matrix, const F& f) {
   if (batch > 1 && macs_per_matrix < kBatchParallelMacs && batch * macs_per_matrix >= kParallelMacs &&
-      !omp_in_parallel() && omp_get_max_threads() > 1) {
-#pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < batch; ++i) f(i);
+      max_threads() > 1) {
+    parallel_for(0, batch, 1, [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i) f(i);
+    });
   } else {
     for (int64_t i = 0; i < batch; ++i) f(i);
   }

@@ -13,7 +13,7 @@ namespace ember::cpu {
 // `grain` items.
 inline int64_t num_parts(int64_t n, int64_t grain) {
   const int64_t by_grain = (n + grain - 1) / std::max<int64_t>(grain, 1);
-  return std::max<int64_t>(1, std::min<int64_t>(omp_get_max_threads(), by_grain));
+  return std::max<int64_t>(1, std::min<int64_t>(max_threads(), by_grain));
 }
 
 // Runs f(part, begin, end) for `parts` contiguous ranges of [0, n) in

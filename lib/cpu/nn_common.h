@@ -2,7 +2,6 @@
 // parameter tensors as opmath values, deterministic parallel sums, and the
 // reduction of per-element losses.
 #pragma once
-#include <omp.h>
 
 #include <vector>
 
@@ -54,9 +53,12 @@ void store_values(const Tensor& t, const std::vector<Acc>& v) {
 // result is reproducible run to run.
 template <typename F>
 double parallel_sum(int64_t n, int64_t grain, const F& f) {
-  std::vector<double> partial(static_cast<size_t>(omp_get_max_threads()) + 1, 0.0);
-  parallel_for(0, n, grain, [&](int64_t b, int64_t e) {
-    partial[static_cast<size_t>(omp_in_parallel() ? omp_get_thread_num() : 0)] += f(b, e);
+  // One partial per piece of the split, added in piece order.
+  const int64_t pieces = std::max<int64_t>(1, std::min<int64_t>(n, threads_for(n, grain) * kTasksPerThread));
+  const int64_t chunk = std::max<int64_t>(1, (n + pieces - 1) / pieces);
+  std::vector<double> partial(static_cast<size_t>((n + chunk - 1) / chunk + 1), 0.0);
+  parallel_for(0, (n + chunk - 1) / chunk, 1, [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) partial[static_cast<size_t>(p)] = f(p * chunk, std::min(n, (p + 1) * chunk));
   });
   double s = 0;
   for (double p : partial) s += p;

@@ -240,7 +240,7 @@ void batch_norm_backward_impl(const T* dy, const T* x, T* dx, int64_t N, int64_t
                               BatchNormGrad& bn) {
   using acc_t = opmath_t<T>;
   // Many channels of S > 1 values: one pass per channel (sums, then dx from cache).
-  if (S > 1 && C >= omp_get_max_threads()) {
+  if (S > 1 && C >= max_threads()) {
     parallel_for(0, C, rows_grain(N * S), [&](int64_t c0, int64_t c1) {
       batch_norm_channels(dy, x, dx, c0, c1, N, C, S, sums, bn);
     });

@@ -366,7 +366,7 @@ constexpr size_t kCacheSize = 256;  // a ResNet-50 has ~53 convolutions x 3 dire
 using Key = std::array<int64_t, 20>;
 
 Key make_key(const Conv2dShape& s, ConvDirection dir, bool has_bias) {
-  int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+  int threads = omp_in_parallel() ? 1 : omp_get_max_threads();  // oneDNN runs on OpenMP's threads
   return {s.batch, s.in_channels, s.height, s.width, s.out_channels, s.kh, s.kw, s.sh, s.sw, s.ph, s.pw,
           s.dh, s.dw, s.groups, s.out_h, s.out_w, static_cast<int64_t>(dir), has_bias, threads, 0};
 }

@@ -4,6 +4,7 @@
 // each plane sums in a fixed order, so results are reproducible.
 // float16/bfloat16 accumulate in float and round once at the end.
 #include <atomic>
+#include <vector>
 
 #include "kernels/dtype_dispatch.h"
 #include "cpu/pool_common.h"
@@ -87,12 +88,23 @@ void avg_pool2d_backward_kernel(OpCall& call) {
   const int64_t divisor = args.divisor_override.value_or(0);
   scatter_to_input(call, args, "avg_pool2d_backward", [&](const Planes& p, const auto* g, auto* acc) {
     using Acc = std::remove_pointer_t<decltype(acc)>;
+    // The windows are the same in every plane: computed once per call for planes of
+    // up to kPrecomputedWindows outputs (tiny maps, where per-output set-up dominated).
+    std::vector<AvgWindow> windows;
+    if (p.OH * p.OW <= kPrecomputedWindows) {
+      windows.reserve(static_cast<size_t>(p.OH * p.OW));
+      for (int64_t oh = 0; oh < p.OH; ++oh)
+        for (int64_t ow = 0; ow < p.OW; ++ow)
+          windows.push_back(avg_window(w, oh, ow, p.H, p.W, args.count_include_pad, divisor));
+    }
     for_each_plane(p.count, work_product({p.OH, p.OW, w.kh, w.kw}), [&](int64_t k) {
       const auto* gp = g + k * p.OH * p.OW;
       Acc* a = acc + k * p.H * p.W;
       for (int64_t oh = 0; oh < p.OH; ++oh)
         for (int64_t ow = 0; ow < p.OW; ++ow) {
-          AvgWindow win = avg_window(w, oh, ow, p.H, p.W, args.count_include_pad, divisor);
+          const AvgWindow win = windows.empty()
+                                    ? avg_window(w, oh, ow, p.H, p.W, args.count_include_pad, divisor)
+                                    : windows[static_cast<size_t>(oh * p.OW + ow)];
           if (win.empty()) continue;
           Acc v = static_cast<Acc>(gp[oh * p.OW + ow]) / static_cast<Acc>(win.divisor);
           add_to_window(a, p.W, win.h0, win.h1, win.w0, win.w1, v);

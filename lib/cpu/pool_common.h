@@ -20,6 +20,10 @@ inline int64_t work_product(std::initializer_list<int64_t> factors) {
   return out;
 }
 
+// Output planes of up to this many windows have them computed once per call (40
+// bytes each) instead of once per output of every plane (pool.cpp, pool_backward.cpp).
+constexpr int64_t kPrecomputedWindows = 4096;
+
 // Runs plane(p) for each of the planes of [N, C, ...] across threads.
 template <typename F>
 void for_each_plane(int64_t planes, int64_t work_per_plane, const F& plane) {

@@ -348,8 +348,8 @@ class Reducer {
 };
 
 inline int reduce_threads(int64_t work) {
-  if (work < kGrainSize || omp_in_parallel()) return 1;
-  return static_cast<int>(std::min<int64_t>(omp_get_max_threads(), work / kGrainSize));
+  if (work < kGrainSize) return 1;
+  return static_cast<int>(std::min<int64_t>(max_threads(), work / kGrainSize));
 }
 
 // Runs f(t) for t in [0, n) on up to n threads.
@@ -359,8 +359,7 @@ void run_chunks(int n, const F& f) {
     if (n == 1) f(0);
     return;
   }
-#pragma omp parallel for num_threads(n) schedule(static, 1)
-  for (int t = 0; t < n; ++t) f(t);
+  run_parallel(n, n, [&](int64_t t, int) { f(static_cast<int>(t)); });
 }
 
 }  // namespace reduce_impl

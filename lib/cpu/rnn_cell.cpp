@@ -6,7 +6,7 @@
 #include "kernels/dtype_dispatch.h"
 #include "cpu/nn_common.h"
 #include "cpu/parallel.h"
-#include "cpu/vec_math.h"
+#include "cpu/rnn_activations.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn.h"
 #include "dispatch/op_ids/nn_backward.h"
@@ -14,14 +14,6 @@
 
 namespace ember::cpu {
 namespace {
-
-struct VecActivations {
-  [[gnu::always_inline]] static float sigmoid(float x) { return vec::sigmoid(x); }
-  [[gnu::always_inline]] static float tanh(float x) { return vec::tanh(x); }
-};
-
-template <typename T>
-using ActivationsFor = std::conditional_t<std::is_same_v<T, float>, VecActivations, StdActivations>;
 
 // Rows [b0, b1) of the batch; gates rows are [i | f | g | o], each H wide.
 template <typename T>

@@ -1,18 +1,20 @@
-// set_num_threads/get_num_threads: OpenMP's thread count, which parallel_for and
-// the BLAS calls (lib/cpu/blas.cpp) follow.
+// set_num_threads/get_num_threads: the threads ember's CPU kernels split work over
+// (the pool of cpu/thread_pool.h), and OpenMP's count, which oneDNN's primitives follow.
 #include "ember/threads.h"
 
 #include <omp.h>
 
+#include "cpu/thread_pool.h"
 #include "ember/error.h"
 
 namespace ember {
 
 void set_num_threads(int num_threads) {
   EMBER_CHECK_VALUE(num_threads > 0, "set_num_threads expects a positive integer, got ", num_threads);
+  cpu::set_pool_threads(num_threads);
   omp_set_num_threads(num_threads);
 }
 
-int get_num_threads() { return omp_get_max_threads(); }
+int get_num_threads() { return cpu::pool_threads(); }
 
 }  // namespace ember

@@ -1,5 +1,6 @@
-// Attention as composites of ember ops: scaled_dot_product_attention as PyTorch's
-// math backend computes it, and multi_head_attention_forward step by step as
+// Attention: scaled_dot_product_attention as PyTorch's math backend computes it (a
+// composite of ember ops; on the CPU the fused op of ops/attention_flash.h instead
+// where it applies), and multi_head_attention_forward step by step as
 // torch.nn.functional's (same checks, messages and exception kinds).
 #include "ember/ops/attention.h"
 
@@ -13,6 +14,7 @@
 #include "ember/ops/reduce.h"
 #include "ember/ops/shape_index.h"
 #include "ember/ops/views.h"
+#include "ops/attention_flash.h"
 #include "ops/nn_checks.h"
 
 namespace ember {
@@ -20,23 +22,6 @@ namespace ember {
 namespace {
 
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
-
-// softmax over the last dim, except that a row whose every score is -inf (a query with
-// every key masked) gives zeros rather than NaN (torch's _safe_softmax). Softmax runs on
-// finite scores for such rows, so their gradient is zero, not NaN.
-Tensor safe_softmax(const Tensor& scores) {
-  if (scores.size(-1) == 0) return softmax(scores, -1);  // no keys: nothing to mask (amax needs one)
-  Tensor dead = eq(amax(scores.detach(), -1, true), Scalar(kNegInf));
-  return where(dead, Scalar(0.0), softmax(where(dead, Scalar(0.0), scores), -1));
-}
-
-// enable_gqa: each of key's H_kv heads (dim -3) serves H_q / H_kv query heads.
-Tensor repeat_heads(const Tensor& t, int64_t groups) {
-  if (groups == 1) return t;
-  DimVector shape = t.sizes();
-  shape.insert(shape.end() - 2, groups);  // [..., H_kv, groups, S, E]
-  return t.unsqueeze(-3).expand(IntList(shape.begin(), shape.end())).flatten(-4, -3);
-}
 
 void check_sdpa(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask, double dropout_p,
                 bool is_causal, bool enable_gqa) {
@@ -191,11 +176,18 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
   check_sdpa(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa);
   const int64_t L = query.size(-2), S = key.size(-2);
   const double s = scale ? *scale : 1.0 / std::sqrt(static_cast<double>(query.size(-1)));
-  Tensor k = key, v = value;
-  if (enable_gqa) {
-    k = repeat_heads(key, query.size(-3) / key.size(-3));
-    v = repeat_heads(value, query.size(-3) / value.size(-3));
+  const int64_t groups = enable_gqa ? query.size(-3) / key.size(-3) : 1;
+  // On the CPU one fused kernel (ops/attention_flash.h says when); the composite below
+  // is the path for the rest, and what the fused op's create_graph gradient follows.
+  if (sdpa_flash_applies(query, key, value, attn_mask, groups)) {
+    if (query.dtype() == kFloat32 || query.dtype() == kFloat64)
+      return std::get<0>(sdpa_flash(query, key, value, attn_mask, dropout_p, is_causal, s, groups));
+    // float16 / bfloat16: computed in float32 (as torch's CPU kernels do), rounded once.
+    auto wide = [](const Tensor& t) { return t.to(kFloat32); };
+    return std::get<0>(sdpa_flash(wide(query), wide(key), wide(value), attn_mask, dropout_p, is_causal, s, groups))
+        .to(query.dtype());
   }
+  const Tensor k = sdpa_repeat_heads(key, groups), v = sdpa_repeat_heads(value, groups);
   // Scaling q ([L, E]) is cheaper than scaling the scores ([L, S]) when E < S.
   Tensor scores = matmul(query * Scalar(s), k.transpose(-2, -1));
   Tensor mask = attn_mask;
@@ -210,7 +202,7 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
     scores = mask.dtype() == kBool ? where(mask, scores, Scalar(kNegInf))
                                    : scores + mask.to(scores.dtype());
     // A causal mask never hides a whole row (key 0 is always visible): plain softmax.
-    weights = is_causal ? softmax(scores, -1) : safe_softmax(scores);
+    weights = is_causal ? softmax(scores, -1) : sdpa_safe_softmax(scores);
   }
   if (dropout_p > 0.0) weights = dropout(weights, dropout_p, true);
   return matmul(weights, v);

@@ -2,8 +2,15 @@
 // checks, then one dispatched op each (kernels: lib/cpu/rnn_cell.cpp,
 // lib/cuda/nn/rnn_cell.cu; the per-element formulas: lib/kernels/rnn_cell_math.h). The
 // recurrent layers (rnn.cpp) run on them, so a step costs its matmul and one pass
-// instead of about ten ops.
+// instead of about ten ops. Also the whole-layer ops lstm_layer_inference and
+// gru_layer_inference (ops/rnn_layer.h; kernels: lib/cpu/rnn_layer.cpp) that rnn.cpp
+// runs when no gradient is wanted.
+#include <initializer_list>
+#include <utility>
+#include <vector>
+
 #include "autocast/autocast_policy.h"
+#include "dispatch/args/nn.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn.h"
 #include "dispatch/op_ids/nn_backward.h"
@@ -11,6 +18,7 @@
 #include "ember/ops/nn_backward.h"
 #include "ember/ops/rnn.h"
 #include "ops/nn_checks.h"
+#include "ops/rnn_layer.h"
 
 namespace ember {
 
@@ -53,7 +61,60 @@ void check_gru_operands(const Tensor& gx, const Tensor& gh, const Tensor& h, con
               dtype_name(gx.dtype()), ", got ", describe(h));
 }
 
+// The operands of lstm_layer_inference / gru_layer_inference: gx [T, B, G*H], w_hh
+// [G*H, H], h0 [B, H] and the optional biases [G*H] (and c0 like h0), one float32 or
+// float64 dtype, one device.
+void check_layer_operands(const Tensor& gx, const Tensor& w_hh, const Tensor& h, int64_t G, const char* op,
+                          std::initializer_list<std::pair<const Tensor*, const char*>> biases) {
+  check_defined(gx, op, "gx");
+  check_defined(w_hh, op, "w_hh");
+  check_defined(h, op, "h0");
+  EMBER_CHECK_AS(NotImplementedError, gx.dtype() == kFloat32 || gx.dtype() == kFloat64, op,
+                 ": implemented for float32 and float64 only, got gx of dtype ", dtype_name(gx.dtype()));
+  EMBER_CHECK(h.dim() == 2, op, ": expected h0 of shape [batch, hidden_size], got ", describe(h));
+  const int64_t B = h.size(0), H = h.size(1);
+  EMBER_CHECK(gx.dim() == 3 && gx.size(1) == B && gx.size(2) == G * H, op, ": expected gx of shape "
+              "[steps, ", B, ", ", G * H, "] for h0 ", describe(h), ", got ", describe(gx));
+  EMBER_CHECK(w_hh.dim() == 2 && w_hh.size(0) == G * H && w_hh.size(1) == H, op,
+              ": expected w_hh of shape [", G * H, ", ", H, "], got ", describe(w_hh));
+  for (auto [b, name] : biases)
+    EMBER_CHECK(!b->defined() || (b->dim() == 1 && b->size(0) == G * H), op, ": expected ", name,
+                " of shape [", G * H, "], got ", describe(*b));
+  std::vector<std::pair<const Tensor*, const char*>> all{{&w_hh, "w_hh"}, {&h, "h0"}};
+  all.insert(all.end(), biases.begin(), biases.end());
+  for (auto [t, name] : all) {
+    if (!t->defined()) continue;
+    EMBER_CHECK(t->dtype() == gx.dtype() && t->device() == gx.device(), op, ": expected ", name,
+                " of gx's dtype and device (", describe(gx), "), got ", describe(*t));
+  }
+}
+
+Tensor contiguous_or_none(const Tensor& t) { return t.defined() ? t.contiguous() : Tensor(); }
+
 }  // namespace
+
+std::tuple<Tensor, Tensor, Tensor> lstm_layer_inference(const Tensor& gx, const Tensor& w_hh, const Tensor& h0,
+                                                        const Tensor& c0, const Tensor& bias, bool reverse) {
+  const char* op = "lstm_layer_inference";
+  check_defined(c0, op, "c0");
+  check_layer_operands(gx, w_hh, h0, 4, op, {{&bias, "bias"}});
+  EMBER_CHECK(c0.sizes() == h0.sizes() && c0.dtype() == h0.dtype() && c0.device() == h0.device(), op,
+              ": expected c0 like h0 (", describe(h0), "), got ", describe(c0));
+  OpCall call(opid::lstm_layer_inference, {gx.contiguous(), w_hh.contiguous(), h0.contiguous(), c0.contiguous(),
+              contiguous_or_none(bias)}, LstmLayerInferenceArgs{.reverse = reverse}.attrs());
+  dispatch(call);
+  return {call.outputs[0], call.outputs[1], call.outputs[2]};
+}
+
+std::tuple<Tensor, Tensor> gru_layer_inference(const Tensor& gx, const Tensor& w_hh, const Tensor& h0,
+                                               const Tensor& b_ih, const Tensor& b_hh, bool reverse) {
+  const char* op = "gru_layer_inference";
+  check_layer_operands(gx, w_hh, h0, 3, op, {{&b_ih, "b_ih"}, {&b_hh, "b_hh"}});
+  OpCall call(opid::gru_layer_inference, {gx.contiguous(), w_hh.contiguous(), h0.contiguous(),
+              contiguous_or_none(b_ih), contiguous_or_none(b_hh)}, GruLayerInferenceArgs{.reverse = reverse}.attrs());
+  dispatch(call);
+  return {call.outputs[0], call.outputs[1]};
+}
 
 Tensor gru_cell_fused(const Tensor& gx, const Tensor& gh, const Tensor& h) {
   check_gru_operands(gx, gh, h, "gru_cell_fused");

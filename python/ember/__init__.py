@@ -11,7 +11,20 @@ import sys as _sys
 _os.environ.setdefault("EMBER_NVIDIA_WHEEL_PATH", _os.pathsep.join(
     p for p in _sys.path if p and _os.path.isdir(_os.path.join(p, "nvidia"))))
 
-from . import _C  # noqa: E402
+# oneDNN's convolutions run on GNU OpenMP's threads, which spin for a long while after
+# each region (GOMP_SPINCOUNT, 300000 by default) and then hold a core that ember's own
+# thread pool (lib/cpu/thread_pool.h) wants for the next kernel: the digits CNN's epoch
+# took 20% longer. libgomp reads its settings once, when _C loads it, so a shorter spin
+# is asked for just around that import (unless the user chose one), and the variable is
+# removed again: PyTorch's own libgomp, loaded later, keeps its defaults.
+_spin_default = not any(v in _os.environ for v in ("GOMP_SPINCOUNT", "OMP_WAIT_POLICY"))
+if _spin_default:
+    _os.environ["GOMP_SPINCOUNT"] = "1000"
+try:
+    from . import _C  # noqa: E402
+finally:
+    if _spin_default:
+        del _os.environ["GOMP_SPINCOUNT"]
 from ._C import *  # noqa: F401,F403
 from ._C import Size, Tensor, dtype, device, _dtype_from_name  # noqa: F401
 # The torch.special kernels are bound as _C.special_*; PyTorch has them only in
@@ -77,6 +90,12 @@ from . import _out_variants  # noqa: E402
 _out_variants.install(_sys.modules[__name__], _out_variants.TORCH_FUNCTIONS)
 _out_variants.install(linalg, _out_variants.LINALG_FUNCTIONS, prefix="linalg_")
 _out_variants.install(special, _out_variants.SPECIAL_FUNCTIONS, prefix="special_")
+# numpy's keyword names (axis, keepdims, x, a, x1, x2), which PyTorch's functions take as
+# well (the out= forms above already take them); before the modules below re-export them.
+from . import _numpy_arg_names  # noqa: E402
+_numpy_arg_names.install_functions(_sys.modules[__name__])
+_numpy_arg_names.install_functions(linalg)
+_numpy_arg_names.install_functions(special)
 from . import func  # noqa: E402,F401  (ember.func: torch.func transforms; torch.vmap is func.vmap)
 from .func import vmap  # noqa: E402,F401
 from . import futures  # noqa: E402,F401  (ember.futures: torch.futures' Future)
@@ -93,3 +112,6 @@ from .amp.autocast_mode import (  # noqa: E402,F401  (torch.autocast and its sta
 # torch's top-level submodules (torch.multiprocessing, torch.testing, ...): docs/surface.md "Module paths".
 from . import functional, multiprocessing, random, signal, storage, testing, types, version  # noqa: E402,F401
 from .utils import checkpoint as _utils_checkpoint, hooks as _utils_hooks  # noqa: E402,F401  (torch.utils.checkpoint)
+
+# Last of all, once every method exists: numpy's keyword names on the Tensor methods.
+_numpy_arg_names.install_methods(Tensor)

@@ -27,7 +27,7 @@ from __future__ import annotations
 import functools
 import warnings
 
-from . import _C
+from . import _C, _numpy_arg_names
 
 # Ops whose out must have the result's exact dtype (PyTorch refuses a float64 out for a
 # float32 result: "Expected out tensor to have dtype float, but got double instead", or
@@ -290,7 +290,8 @@ def wrap(op: str, fn):
     if isinstance(fn, _C._OutVariant) or _takes_out(fn):
         return fn
     finish = None if op in _BEFORE_COMPUTING else functools.partial(_finish, op)
-    return _C._OutVariant(fn, functools.partial(_dispatch, op), finish)
+    # Inside, fn also takes numpy's keyword names (axis=, keepdims=; _numpy_arg_names.py).
+    return _C._OutVariant(_numpy_arg_names.wrap(fn), functools.partial(_dispatch, op), finish)
 
 
 def _finish(op, result, out, inputs):

@@ -247,6 +247,11 @@ ADDMM_TOL = {"float16": (2e-3, 2e-3), "bfloat16": (2e-2, 2e-2)}
 
 # ---- convolutions ---------------------------------------------------------------------------
 
+# PyTorch's float16 conv_transpose2d on the CPU rounds more than once (on an AMD EPYC, torch
+# 2.15: up to 0.009 from the float64 result on values near 6, where ember's single rounding
+# stays within 0.004), so float16 is held to float16's few ulps at that magnitude.
+CONV_TRANSPOSE_TOL = {"float16": (3e-3, 1e-2)}
+
 # Integer convolutions wrap around in 8 bits: values in [-2, 2] keep every sum in range.
 CONV_LOW, CONV_HIGH = -2.0, 2.0
 
@@ -537,7 +542,7 @@ OPS = [
            dtypes=FLOATING, variant="conv1d"),
     OpInfo("conv_transpose2d", lambda m, x, w, *b, **kw: _F(m).conv_transpose2d(x, w, *b, **kw),
            _conv_transpose2d_samples, dtypes=FLOATING + ("int64",), onnx=True,
-           errors=_conv_transpose2d_errors),
+           errors=_conv_transpose2d_errors, tol=CONV_TRANSPOSE_TOL),
     # ---- pools ----
     OpInfo("max_pool2d", lambda m, x, **kw: _F(m).max_pool2d(x, **kw), _max_pool_samples(False),
            dtypes=FLOATING + INTEGRAL, onnx=True, errors=_max_pool2d_errors),

@@ -644,6 +644,7 @@ def _leaf0(out):
 # sigmoid/tanh; torch's CPU cell rounds between its ops in other places.
 CELL_TOL = {"float16": (5e-3, 5e-3), "bfloat16": (3e-2, 3e-2)}
 
+
 OPS = [
     # ---- normalizations ----
     # training: the running statistics are updated in place; fn returns them (cloned

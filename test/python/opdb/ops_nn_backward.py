@@ -595,6 +595,22 @@ def _norm(name, forward, samples, wrt, variant=""):
                errors=None if variant else True)
 
 
+def _sdpa_forward(m, q, k, v, **kw):
+    return m.nn.functional.scaled_dot_product_attention(q, k, v, **kw)
+
+
+def _sdpa_backward_samples(dtype, rng):
+    """q, k, v and the output's gradient: plain, strided, causal, gqa."""
+    s = []
+    for qs, ks, vs, kw in [((2, 3, 5, 4), (2, 3, 7, 4), (2, 3, 7, 3), {}),
+                           ((2, 2, 7, 4), (2, 2, 5, 4), (2, 2, 5, 3), {"is_causal": True}),
+                           ((1, 4, 5, 4), (1, 2, 6, 4), (1, 2, 6, 2), {"enable_gqa": True})]:
+        for nc in (False, True):
+            ins = tuple(_t(rng, sh, dtype, -2.0, 2.0, noncontig=nc) for sh in (qs, ks, vs))
+            s.append(Sample(ins + (_grad_out(rng, qs[:-1] + vs[-1:], dtype, nc),), dict(kw)))
+    return s
+
+
 OPS = [
     # ---- normalizations: create_graph=False reaches the fused primitives ----
     _norm("batch_norm_backward", _bn_forward, _bn_backward_samples, (0, 3, 4)),
@@ -671,4 +687,7 @@ OPS = [
            trace=False, tol=SUM_TOL, errors=_bad_grad(_cell_backward_samples(3, 1))),
     OpInfo("gru_cell_fused_backward", _gru_backward(bias=False), _cell_backward_samples(3, 1, False),
            dtypes=FLOAT, variant="no_bias", grad=False, trace=False),
+    # ---- attention: create_graph=False reaches the fused backward ----
+    _op("scaled_dot_product_flash_attention_backward", _sdpa_forward, _sdpa_backward_samples, (0, 1, 2),
+        create_graph=False, dtypes=FLOAT),
 ]
