@@ -10,7 +10,7 @@
 namespace ember {
 
 void set_num_threads(int num_threads) {
-  EMBER_CHECK_VALUE(num_threads > 0, "set_num_threads expects a positive integer, got ", num_threads);
+  EMBER_CHECK(num_threads > 0, "set_num_threads expects a positive integer, got ", num_threads);  // RuntimeError, as torch
   cpu::set_pool_threads(num_threads);
   omp_set_num_threads(num_threads);
 }

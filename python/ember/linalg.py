@@ -294,6 +294,9 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None, out=None)
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
     """Matrix norms: "fro", "nuc", inf, -inf, 1, -1, 2, -2 over two dims."""
+    dim = (dim,) if isinstance(dim, int) else tuple(dim)
+    if len(dim) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))}")
     if ord in ("nuc", 2, -2, 2.0, -2.0):
         _check_matrix("linalg.matrix_norm", A)
         if dtype is not None:

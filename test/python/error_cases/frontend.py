@@ -135,4 +135,6 @@ CASES = [
     ("unknown profile", lambda: ember.set_printoptions(profile="long"), ValueError, r"profile must be one of"),
     ("non-bool sci_mode", lambda: ember.set_printoptions(sci_mode="yes"), TypeError,
      r"sci_mode must be None, True or False"),
+    ("set_num_threads of 0", lambda: ember.set_num_threads(0), RuntimeError,
+     r"set_num_threads expects a positive integer, got 0"),
 ]
