@@ -104,7 +104,7 @@ void bind_views(py::module_& m, TensorClass& cls) {
   m.def("adjoint", adjoint_any, py::arg("input"));
   cls.def_property_readonly("mH", adjoint_any);
   cls.def_property_readonly("H", [](const Tensor& t) {
-    EMBER_CHECK(t.dim() <= 2, "tensor.H is only supported on matrices (2-D tensors). Got ",
+    EMBER_CHECK(t.dim() == 2 || t.dim() == 0, "tensor.H is only supported on matrices (2-D tensors). Got ",
                 t.dim(), "-D tensor.");
     return t.dim() == 2 ? transpose(t, 0, 1) : alias(t);
   });

@@ -66,10 +66,10 @@ Item classify(PyObject* o) {
   if (PyBool_Check(o)) return leaf(Scalar(o == Py_True), kBool);
   if (PyList_Check(o) || PyTuple_Check(o)) return {Item::kSequence, {}, kFloat32, {}};
   py::handle h(o);
-  if (is_tensor(h)) {
+  if (is_tensor(h)) {  // inside a list, a tensor is one number, as in PyTorch
     const Tensor& t = tensor_ref(h);
-    if (t.dim() == 0) return leaf(t.item(), t.dtype());
-    return {Item::kBlock, {}, t.dtype(), t};
+    EMBER_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
+    return leaf(t.item(), t.dtype());
   }
   if (is_numpy_array(h)) {
     Tensor t = numpy_block(h);

@@ -52,7 +52,22 @@ DimVector broadcast_shapes(const DimVector& a, const DimVector& b, const char* o
   return out;
 }
 
-int64_t Tensor::size(int64_t d) const { return sizes()[wrap_dim(d, dim(), "size")]; }
-int64_t Tensor::stride(int64_t d) const { return strides()[wrap_dim(d, dim(), "stride")]; }
+namespace {
+// size(d) and stride(d) of a 0-d tensor have nothing to read: PyTorch's IndexError (where
+// wrap_dim, for ops, lets a 0-d tensor take dim 0 and -1).
+void check_has_dims(const Tensor& t, int64_t d) {
+  if (t.dim() == 0)
+    throw IndexError(detail::str("Dimension specified as ", d, " but tensor has no dimensions"));
+}
+}  // namespace
+
+int64_t Tensor::size(int64_t d) const {
+  check_has_dims(*this, d);
+  return sizes()[wrap_dim(d, dim(), "size")];
+}
+int64_t Tensor::stride(int64_t d) const {
+  check_has_dims(*this, d);
+  return strides()[wrap_dim(d, dim(), "stride")];
+}
 
 }  // namespace ember

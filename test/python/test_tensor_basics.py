@@ -108,9 +108,13 @@ def test_tensor_from_tensors():
     items = [ember.tensor(1, dtype=ember.int32), ember.tensor(2, dtype=ember.int32)]
     assert ember.tensor(items).dtype == ember.int32
     assert ember.tensor(items).tolist() == [1, 2]
-    # tensors with dims inside lists fill the inner dims
+    # as in PyTorch, a tensor inside a list is one number: a one-element tensor of any
+    # shape is taken, one of several elements is a ValueError (ember.stack makes rows)
+    assert ember.tensor([ember.ones(1), ember.full((1, 1), 2.0)]).tolist() == [1.0, 2.0]
     rows = [ember.tensor([1, 2]), ember.tensor([3, 4])]
-    assert ember.tensor(rows).tolist() == [[1, 2], [3, 4]]
+    with pytest.raises(ValueError, match="only one element tensors"):
+        ember.tensor(rows)
+    assert ember.stack(rows).tolist() == [[1, 2], [3, 4]]
 
 
 def test_tensor_from_numpy_copies():
