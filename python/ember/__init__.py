@@ -115,3 +115,5 @@ from .utils import checkpoint as _utils_checkpoint, hooks as _utils_hooks  # noq
 
 # Last of all, once every method exists: numpy's keyword names on the Tensor methods.
 _numpy_arg_names.install_methods(Tensor)
+from . import _return_types  # noqa: E402
+_return_types.install()  # PyTorch's repr on ember.return_types.* (the C++-made ones too)

@@ -8,19 +8,12 @@ float64 subnormals it alone would overflow. mantissa = x * (a constant), so its 
 is grad / 2**exponent, as torch's."""
 from . import _C
 from ._C import Tensor
+from ._return_types import named_tuple
 
 __all__ = ["frexp"]
 
 
-def _frexp_type():
-    import collections
-    cls = collections.namedtuple("frexp", ["mantissa", "exponent"])
-    cls.__module__ = "ember.return_types"
-    cls.__qualname__ = "frexp"
-    return cls
-
-
-frexp_type = _frexp_type()
+frexp_type = named_tuple("frexp", ["mantissa", "exponent"])
 
 
 def _scale_by_pow2(x, k):

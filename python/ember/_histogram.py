@@ -6,24 +6,17 @@ A value v falls in bin i when edges[i] <= v < edges[i+1]; the last bin also hold
 v == edges[-1]; values outside the edges are not counted. The bin of each value is found
 by a binary search in the edges (as torch does for given edges; for a bin count torch
 interpolates then corrects against the same edges, which gives the same bin)."""
-import collections
 import math
 
 from . import _C
 from ._C import Tensor
+from ._return_types import named_tuple
 
 __all__ = ["histogram", "histogramdd"]
 
 
-def _return_type(name):
-    cls = collections.namedtuple(name, ["hist", "bin_edges"])
-    cls.__module__ = "ember.return_types"
-    cls.__qualname__ = name
-    return cls
-
-
-histogram_type = _return_type("histogram")
-histogramdd_type = _return_type("histogramdd")
+histogram_type = named_tuple("histogram", ["hist", "bin_edges"])
+histogramdd_type = named_tuple("histogramdd", ["hist", "bin_edges"])
 
 _TORCH_TYPE_NAMES = {_C.int64: "Long", _C.int32: "Int", _C.int16: "Short", _C.int8: "Char",
                      _C.uint8: "Byte", _C.bool: "Bool"}

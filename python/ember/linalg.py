@@ -10,10 +10,10 @@ tensorinv, tensorsolve, vander, the nuclear and spectral norms) is written here 
 so autograd and tracing need nothing more. float32 and float64 only; CUDA tensors are
 computed on the host (docs/linalg.md).
 """
-import collections as _collections
 import math as _math
 
 from . import _C
+from ._return_types import named_tuple
 from ._type_info import finfo as _finfo
 from ._C import _linalg as _impl
 from ._C import _linalg_lapack as _lapack
@@ -38,13 +38,7 @@ __all__ = ["vector_norm", "matrix_norm", "norm", "multi_dot", "cross", "vecdot",
 # ---- named tuples (torch.return_types) ----------------------------------------------------------
 
 def _named(name, fields):
-    cls = _collections.namedtuple(name, fields)
-    cls.__module__ = "ember.return_types"
-    try:
-        setattr(_C.return_types, name, cls)
-    except AttributeError:
-        pass
-    return cls
+    return named_tuple(name, fields)
 
 
 _Slogdet = _named("linalg_slogdet", ["sign", "logabsdet"])

@@ -40,3 +40,16 @@ def test_H_only_on_matrices():
         with pytest.raises(RuntimeError, match="only supported on matrices"):
             lib.ones(2, 2, 2).H
     np.testing.assert_array_equal(ember.arange(6.0).view(2, 3).H.numpy(), np.arange(6.0).reshape(2, 3).T)
+
+
+def test_return_types_print_like_torch():
+    def both(f):
+        e, t = f(ember), f(torch)
+        return repr(e).replace("ember", "X"), repr(t).replace("torch", "X")
+    for f in (lambda m: m.arange(6.0).view(2, 3).max(1), lambda m: m.arange(6.0).view(2, 3).sort(1, descending=True),
+              lambda m: m.arange(4.0).topk(2), lambda m: m.frexp(m.arange(1.0, 3.0)),
+              lambda m: m.linalg.slogdet(m.eye(2)), lambda m: m.aminmax(m.arange(3.0))):
+        e, t = both(f)
+        assert e == t
+    assert repr(ember.iinfo(ember.int32)) == repr(torch.iinfo(torch.int32))
+    assert repr(ember.iinfo(ember.uint8)) == repr(torch.iinfo(torch.uint8))
