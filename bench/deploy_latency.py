@@ -19,7 +19,7 @@ import torch
 import ember
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from harness import write_marked_section  # noqa: E402
+from harness import best_per_call, write_marked_section  # noqa: E402
 from run_all import machine  # noqa: E402
 
 SIZES = (64, 128, 128, 10)
@@ -46,15 +46,7 @@ double time_forward(const std::string& path, torch::Tensor x, int64_t iters, int
 
 
 def python_loop(fn, iters=ITERS, repeats=REPEATS):
-    for _ in range(iters // 10):  # warm caches and allocators first
-        fn()
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(iters):
-            fn()
-        best = min(best, (time.perf_counter() - start) / iters)
-    return best
+    return best_per_call(fn, iters, repeats)
 
 
 def models():

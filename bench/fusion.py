@@ -20,7 +20,7 @@ import ember
 import ember.nn.functional as F
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from harness import write_marked_section  # noqa: E402
+from harness import best_per_call, write_marked_section  # noqa: E402
 from run_all import machine  # noqa: E402
 
 ROW = 1000  # elements per row; the bias is one row
@@ -41,18 +41,6 @@ def _chains():
 
 def _iters(numel):
     return max(3, min(3000, int(3e7 // numel)))
-
-
-def python_loop(fn, iters, repeats):
-    for _ in range(max(1, iters // 10)):
-        fn()
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(iters):
-            fn()
-        best = min(best, (time.perf_counter() - start) / iters)
-    return best
 
 
 def _time_runtime(traced, inputs, fuse, iters, repeats):
@@ -88,7 +76,7 @@ def measure(repeats):
                 assert np.allclose(fused[0].numpy(), tfn(tx, tb, ts).numpy(), atol=1e-5, rtol=1e-5)
                 t_fused = _time_runtime(traced, inputs, True, iters, repeats)
                 t_plain = _time_runtime(traced, inputs, False, iters, repeats)
-                t_torch = python_loop(lambda: tfn(tx, tb, ts), iters, repeats)
+                t_torch = best_per_call(lambda: tfn(tx, tb, ts), iters, repeats)
             rows.append((name, numel, t_fused, t_plain, t_torch))
             print(f"{name:48s} {numel:>10,d}  fused {t_fused * 1e6:10.1f} µs  unfused {t_plain * 1e6:10.1f} µs"
                   f"  torch {t_torch * 1e6:10.1f} µs", flush=True)

@@ -45,6 +45,20 @@ def _block_time(fn, min_seconds):
         n = max(n * 2, int(n * min_seconds / max(dt, 1e-9) * 1.2))
 
 
+def best_per_call(fn, iters, repeats, warmup=None):
+    """Seconds per call of fn: the best of `repeats` blocks of `iters` calls, after
+    `warmup` calls (iters // 10 unless given, at least one) that warm caches and allocators."""
+    for _ in range(max(1, iters // 10) if warmup is None else warmup):
+        fn()
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(iters):
+            fn()
+        best = min(best, (time.perf_counter() - start) / iters)
+    return best
+
+
 def measure(case, blocks=5, min_seconds=0.05):
     case.ember_fn()  # warm up caches and allocators
     case.torch_fn()

@@ -9,30 +9,19 @@ along dim 0 and dim 1; --small adds per-call times on 1 and 1000 elements; --row
 many short rows along the last dim (attention scores of a batch-1 transformer).
 """
 import argparse
-import time
 
 import torch
 
 import ember
-
-
-def best_of(fn, reps, rounds):
-    fn()
-    best = float("inf")
-    for _ in range(rounds):
-        t = time.perf_counter()
-        for _ in range(reps):
-            fn()
-        best = min(best, (time.perf_counter() - t) / reps)
-    return best
+from harness import best_per_call
 
 
 def compare(ft, fe, reps, rounds):
     ft(), fe()
     bt = be = float("inf")
     for _ in range(rounds):
-        bt = min(bt, best_of(ft, reps, 1))
-        be = min(be, best_of(fe, reps, 1))
+        bt = min(bt, best_per_call(ft, reps, 1, warmup=1))
+        be = min(be, best_per_call(fe, reps, 1, warmup=1))
     return bt, be
 
 

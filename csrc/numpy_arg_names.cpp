@@ -14,11 +14,12 @@
 // type _NumpyArgNamesMethod): a method descriptor, so `t.sum(...)` calls fn(t, ...)
 // without making a bound method, and `t.sum` (not called) gives a bound method, as for a
 // function. The plain form binds nothing, as a builtin function does (a user's class
-// attribute `act = ember.tanh` stays a function). Attribute reads other than its own are forwarded to fn (__name__, __doc__,
-// __qualname__, __text_signature__, ...), so help() and inspection see fn.
+// attribute `act = ember.tanh` stays a function). Both look like fn to Python
+// (attributes, repr, __wrapped__: function_wrapper.h).
 #include <vector>
 
 #include "bindings.h"
+#include "function_wrapper.h"
 
 namespace ember::python {
 
@@ -116,12 +117,6 @@ int numpy_arg_names_clear(PyObject* self_obj) {
   return 0;
 }
 
-void numpy_arg_names_dealloc(PyObject* self_obj) {
-  PyObject_GC_UnTrack(self_obj);
-  numpy_arg_names_clear(self_obj);
-  Py_TYPE(self_obj)->tp_free(self_obj);
-}
-
 // Read through an instance: a bound method (as a function would give); through the
 // class: the wrapper itself.
 PyObject* numpy_arg_names_descr_get(PyObject* self_obj, PyObject* instance, PyObject*) {
@@ -132,36 +127,15 @@ PyObject* numpy_arg_names_descr_get(PyObject* self_obj, PyObject* instance, PyOb
   return PyMethod_New(self_obj, instance);
 }
 
-// The wrapper's own attributes first (__wrapped__, __call__, ...), then the function's.
-PyObject* numpy_arg_names_getattro(PyObject* self_obj, PyObject* name) {
-  PyObject* found = PyObject_GenericGetAttr(self_obj, name);
-  if (found != nullptr || !PyErr_ExceptionMatches(PyExc_AttributeError)) return found;
-  PyErr_Clear();
-  return PyObject_GetAttr(reinterpret_cast<NumpyArgNames*>(self_obj)->fn, name);
-}
-
-PyObject* numpy_arg_names_repr(PyObject* self_obj) {
-  return PyObject_Repr(reinterpret_cast<NumpyArgNames*>(self_obj)->fn);
-}
-
-PyObject* numpy_arg_names_get_wrapped(PyObject* self_obj, void*) {
-  PyObject* fn = reinterpret_cast<NumpyArgNames*>(self_obj)->fn;
-  Py_INCREF(fn);
-  return fn;
-}
-
 PyObject* numpy_arg_names_get_aliases(PyObject* self_obj, void*) {
   return PyDict_Copy(reinterpret_cast<NumpyArgNames*>(self_obj)->aliases);
 }
 
-PyObject* numpy_arg_names_get_doc(PyObject* self_obj, void*) {
-  return PyObject_GetAttrString(reinterpret_cast<NumpyArgNames*>(self_obj)->fn, "__doc__");
-}
-
 PyGetSetDef numpy_arg_names_getset[] = {
-    {"__wrapped__", numpy_arg_names_get_wrapped, nullptr, "the function without numpy's names", nullptr},
+    {"__wrapped__", function_wrapper::get_wrapped<NumpyArgNames>, nullptr, "the function without numpy's names",
+     nullptr},
     {"_aliases", numpy_arg_names_get_aliases, nullptr, "numpy's name -> the parameter's name", nullptr},
-    {"__doc__", numpy_arg_names_get_doc, nullptr, nullptr, nullptr},
+    {"__doc__", function_wrapper::get_doc<NumpyArgNames>, nullptr, nullptr, nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr},
 };
 
@@ -174,12 +148,12 @@ PyTypeObject make_type(const char* name, bool method) {
   t.tp_vectorcall_offset = offsetof(NumpyArgNames, vectorcall);
   t.tp_call = PyVectorcall_Call;
   t.tp_new = numpy_arg_names_new;
-  t.tp_dealloc = numpy_arg_names_dealloc;
+  t.tp_dealloc = function_wrapper::dealloc<numpy_arg_names_clear>;
   t.tp_traverse = numpy_arg_names_traverse;
   t.tp_clear = numpy_arg_names_clear;
   if (method) t.tp_descr_get = numpy_arg_names_descr_get;
-  t.tp_getattro = numpy_arg_names_getattro;
-  t.tp_repr = numpy_arg_names_repr;
+  t.tp_getattro = function_wrapper::getattro<NumpyArgNames>;
+  t.tp_repr = function_wrapper::repr<NumpyArgNames>;
   t.tp_getset = numpy_arg_names_getset;
   t.tp_doc = "A function that also takes numpy's keyword names (axis, keepdims, x, a, x1, x2).";
   return t;

@@ -16,15 +16,14 @@
 // which never recompute it (a random op draws once). The ops whose out changes the
 // computation itself (factories, reductions taking out's dtype) get no finish.
 //
-// Attribute reads other than the wrapper's own (__name__, __doc__, __module__,
-// __qualname__, __text_signature__, ...) are forwarded to fn, so help() and
-// inspection see the wrapped function.
+// It looks like fn to Python (attributes, repr, __wrapped__: function_wrapper.h).
 #include <utility>
 #include <vector>
 
 #include <pybind11/detail/exception_translation.h>
 
 #include "bindings.h"
+#include "function_wrapper.h"
 
 namespace ember::python {
 
@@ -217,37 +216,9 @@ int out_variant_clear(PyObject* self_obj) {
   return 0;
 }
 
-void out_variant_dealloc(PyObject* self_obj) {
-  PyObject_GC_UnTrack(self_obj);
-  out_variant_clear(self_obj);
-  Py_TYPE(self_obj)->tp_free(self_obj);
-}
-
-// The wrapper's own attributes first (__wrapped__, __call__, ...), then the function's.
-PyObject* out_variant_getattro(PyObject* self_obj, PyObject* name) {
-  PyObject* found = PyObject_GenericGetAttr(self_obj, name);
-  if (found != nullptr || !PyErr_ExceptionMatches(PyExc_AttributeError)) return found;
-  PyErr_Clear();
-  return PyObject_GetAttr(reinterpret_cast<OutVariant*>(self_obj)->fn, name);
-}
-
-PyObject* out_variant_repr(PyObject* self_obj) {
-  return PyObject_Repr(reinterpret_cast<OutVariant*>(self_obj)->fn);
-}
-
-PyObject* out_variant_get_wrapped(PyObject* self_obj, void*) {
-  PyObject* fn = reinterpret_cast<OutVariant*>(self_obj)->fn;
-  Py_INCREF(fn);
-  return fn;
-}
-
-PyObject* out_variant_get_doc(PyObject* self_obj, void*) {
-  return PyObject_GetAttrString(reinterpret_cast<OutVariant*>(self_obj)->fn, "__doc__");
-}
-
 PyGetSetDef out_variant_getset[] = {
-    {"__wrapped__", out_variant_get_wrapped, nullptr, "the function without out=", nullptr},
-    {"__doc__", out_variant_get_doc, nullptr, nullptr, nullptr},
+    {"__wrapped__", function_wrapper::get_wrapped<OutVariant>, nullptr, "the function without out=", nullptr},
+    {"__doc__", function_wrapper::get_doc<OutVariant>, nullptr, nullptr, nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr},
 };
 
@@ -261,9 +232,9 @@ PyTypeObject out_variant_type = [] {
   t.tp_new = out_variant_new;
   t.tp_traverse = out_variant_traverse;
   t.tp_clear = out_variant_clear;
-  t.tp_dealloc = out_variant_dealloc;
-  t.tp_getattro = out_variant_getattro;
-  t.tp_repr = out_variant_repr;
+  t.tp_dealloc = function_wrapper::dealloc<out_variant_clear>;
+  t.tp_getattro = function_wrapper::getattro<OutVariant>;
+  t.tp_repr = function_wrapper::repr<OutVariant>;
   t.tp_getset = out_variant_getset;
   t.tp_doc = "_OutVariant(fn, handler, finish=None): fn, with calls that pass out= sent to "
              "handler(fn, *args, **kwargs) (or computed here, then finish(result, out, args))";

@@ -14,7 +14,6 @@
 #include <array>
 #include <memory>
 
-
 #include "cpu/fused_pointwise_formula.h"
 #include "cpu/parallel.h"
 #include "ember/ops/factories.h"

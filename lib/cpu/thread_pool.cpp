@@ -65,7 +65,7 @@ struct Pool {
 
   std::atomic_flag busy = ATOMIC_FLAG_INIT;  // held by the thread whose region runs
   std::mutex spawn_mutex;
-  int workers = 0;
+  std::atomic<int> workers{0};  // started; only grows, under spawn_mutex
 };
 
 Pool* g_pool = new Pool();  // never destroyed: workers may still sleep on it at exit
@@ -129,9 +129,15 @@ void worker_main(Pool* pool) {
   }
 }
 
+// Starts workers up to count. Every region calls it: the common case (enough workers
+// already) reads one atomic and takes no lock.
 void ensure_workers(Pool& p, int count) {
+  if (p.workers.load(std::memory_order_acquire) >= count) return;
   std::lock_guard<std::mutex> lock(p.spawn_mutex);
-  for (; p.workers < count; ++p.workers) std::thread(worker_main, &p).detach();
+  for (int w = p.workers.load(); w < count; ++w) {
+    std::thread(worker_main, &p).detach();
+    p.workers.store(w + 1, std::memory_order_release);
+  }
 }
 
 // After fork() the child has only the forking thread: the workers are gone, and the

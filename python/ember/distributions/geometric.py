@@ -2,23 +2,17 @@
 import ember
 
 from . import constraints
-from ._lazy import cached_attribute
-from ._coin_parameter import binary_logits
+from ._coin_parameter import CoinParameter, probs_or_logits
 from .distribution import Distribution, as_tensors
 
 
-class Geometric(Distribution):
+class Geometric(CoinParameter, Distribution):
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.nonnegative_integer
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        (param,) = as_tensors(probs if probs is not None else logits)
-        if probs is not None:
-            self.probs = param
-        else:
-            self.logits = param
+        (param,) = as_tensors(probs_or_logits(probs, logits))
+        self._keep_parameter(param, probs is not None)
         super().__init__(param.size(), validate_args=validate_args)
 
     def _check_parameters(self):
@@ -28,14 +22,6 @@ class Geometric(Distribution):
             raise ValueError(f"Expected parameter probs ({type(self.probs).__name__} of shape "
                              f"{tuple(self.probs.shape)}) of distribution {self!r} to be positive but found "
                              f"invalid values:\n{self.probs}")
-
-    @cached_attribute
-    def probs(self):
-        return ember.sigmoid(self.logits)
-
-    @cached_attribute
-    def logits(self):
-        return binary_logits(self.probs)
 
     @property
     def mean(self):
