@@ -1,5 +1,6 @@
-// ember.memory_stats() and friends.
+// ember.memory_stats() and friends, and the memory budget (ember.memory).
 #include "bindings.h"
+#include "ember/memory_budget.h"
 
 namespace ember::python {
 
@@ -19,9 +20,24 @@ void bind_memory(py::module_& m) {
     out["num_ooms"] = s.num_ooms;
     out["active_allocs"] = s.active_allocs;
     out["segments"] = s.segments;
+    // The memory budget's rematerialization (ember.memory.set_budget).
+    memory::RematStats r = memory::remat_stats(d);
+    out["num_evictions"] = r.evictions;
+    out["evicted_bytes"] = r.evicted_bytes;
+    out["num_recomputations"] = r.recomputations;
+    out["recompute_seconds"] = r.recompute_seconds;
+    out["rematerializable_tensors"] = r.tracked_tensors;
+    out["evicted_tensors"] = r.evicted_now;
     return out;
   }, py::arg("device") = Device(kCPU));
-  m.def("reset_accumulated_memory_stats", [](const Device& d) { reset_accumulated_memory_stats(d); },
+  m.def("reset_accumulated_memory_stats", [](const Device& d) {
+    reset_accumulated_memory_stats(d);
+    memory::reset_remat_stats(d);
+  }, py::arg("device") = Device(kCPU));
+  m.def("_set_memory_budget", [](std::optional<int64_t> bytes, const Device& d) {
+    memory::set_budget(bytes, d);
+  }, py::arg("bytes"), py::arg("device") = Device(kCPU));
+  m.def("_get_memory_budget", [](const Device& d) { return memory::get_budget(d); },
         py::arg("device") = Device(kCPU));
   // The segments as torch.cuda.memory_snapshot() lists them (a dict per segment).
   m.def("memory_snapshot", [](const Device& d) {

@@ -12,6 +12,7 @@
 #include "ember/generator.h"
 #include "ember/inference_mode.h"
 #include "ember/memory.h"
+#include "ember/memory_budget.h"
 #include "ember/options.h"
 #include "ember/scalar.h"
 #include "ember/tensor.h"

@@ -10,6 +10,7 @@
 #include "autograd/nodes.h"
 #include "autograd/view_tracking.h"
 #include "dispatch/dispatcher.h"
+#include "remat/remat.h"
 
 namespace ember::autograd {
 namespace {
@@ -69,7 +70,9 @@ void autograd_layer(OpCall& call) {
   std::shared_ptr<OpNode> node = make_op_node(call, d ? *d : missing);
   {
     NoGradGuard guard;
-    dispatch_backend(call);
+    // Under a memory budget the runtime keeps how to recompute what backward saves.
+    if (remat::active()) remat::record_call(call, is_view_op, node->remat_outputs());
+    else dispatch_backend(call);
   }
   attach_outputs(call, node, d);
   if (call.device && call.device->is_cuda()) node->set_forward_stream(current_stream_ref(call.device->index));

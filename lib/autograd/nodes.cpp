@@ -142,6 +142,7 @@ std::string OpNode::name() const { return backward_node_name(op_name(op_)); }
 void OpNode::release_variables() {
   for (auto& s : saved_inputs_) s.release();
   for (auto& s : saved_outputs_) s.release();
+  remat_outputs_.clear();
   released_ = true;
 }
 

@@ -30,6 +30,9 @@ class OpNode : public Node {
   std::vector<InputMeta>& input_meta() { return input_meta_; }
   std::vector<SavedTensor>& saved_inputs() { return saved_inputs_; }
   std::vector<SavedTensor>& saved_outputs() { return saved_outputs_; }
+  // Under a memory budget: handles on the outputs, which keep their recipes (how to
+  // recompute them if evicted) as long as the graph may need them (lib/remat).
+  std::vector<remat::Ref>& remat_outputs() { return remat_outputs_; }
   const SmallVector<Attr, 4>& attrs() const { return attrs_; }
   bool released() const { return released_; }
 
@@ -40,6 +43,7 @@ class OpNode : public Node {
   std::vector<InputMeta> input_meta_;
   std::vector<SavedTensor> saved_inputs_;   // indexed like the inputs; unsaved ones empty
   std::vector<SavedTensor> saved_outputs_;
+  std::vector<remat::Ref> remat_outputs_;
   bool released_ = false;
 };
 

@@ -68,6 +68,13 @@ SavedTensor::SavedTensor(const Tensor& t, bool is_output, uint32_t output_nr)
     if (!is_output && requires_grad_) input_edge_ = gradient_edge(t);
     return;
   }
+  if (remat::active()) {
+    // The runtime's own handle: the memory counts as the tape's alone once the
+    // user's tensors are gone, and may then be evicted and recomputed.
+    ref_ = remat::Ref(t);
+    if (!is_output && requires_grad_) input_edge_ = gradient_edge(t);
+    return;
+  }
   // An output is kept as a plain alias: holding it with its grad_fn would make
   // the node own itself. unpack() restores the history.
   data_ = is_output ? bare_alias(t) : t;
@@ -85,18 +92,32 @@ Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner) const {
     else if (input_edge_.is_valid()) set_history(with_history, input_edge_.function, input_edge_.input_nr);
     return with_history;
   }
-  if (data_.version() != version_)
-    throw Error(detail::str(
-        "one of the variables needed for gradient computation has been modified by an "
-        "inplace operation: [", dtype_name(data_.dtype()), " ", shape_str(data_.sizes()), "]",
-        owner ? ", which is saved by " + owner->name() : std::string(), ", is at version ",
-        data_.version(), "; expected version ", version_,
-        " instead. Hint: the operation that failed to compute its gradient was the in-place "
-        "change of that tensor; use an out-of-place op or .clone() it first."));
+  if (ref_) return unpack_budgeted(owner);
+  check_version(data_, owner);
   if (!is_output_ || !requires_grad_) return data_;
   Tensor t = bare_alias(data_);
   set_history(t, owner, output_nr_);
   return t;
+}
+
+Tensor SavedTensor::unpack_budgeted(const std::shared_ptr<Node>& owner) const {
+  check_version(ref_.alias(), owner);
+  Tensor t = ref_.get();  // resident again if it was evicted
+  if (!requires_grad_) return t;
+  if (is_output_) set_history(t, owner, output_nr_);
+  else if (input_edge_.is_valid()) set_history(t, input_edge_.function, input_edge_.input_nr);
+  return t;
+}
+
+void SavedTensor::check_version(const Tensor& data, const std::shared_ptr<Node>& owner) const {
+  if (data.version() != version_)
+    throw Error(detail::str(
+        "one of the variables needed for gradient computation has been modified by an "
+        "inplace operation: [", dtype_name(data.dtype()), " ", shape_str(data.sizes()), "]",
+        owner ? ", which is saved by " + owner->name() : std::string(), ", is at version ",
+        data.version(), "; expected version ", version_,
+        " instead. Hint: the operation that failed to compute its gradient was the in-place "
+        "change of that tensor; use an out-of-place op or .clone() it first."));
 }
 
 }  // namespace ember::autograd

@@ -3,12 +3,15 @@
 // An op's own output is saved without its history (the node would otherwise
 // own itself through it) and gets it back when unpacked. With a pack hook installed
 // (ember/saved_tensor_hooks.h), the hook's packed value is kept instead of the tensor,
-// and no version check is possible (as in PyTorch).
+// and no version check is possible (as in PyTorch). Under a memory budget
+// (lib/remat/remat.h) it is held through a remat::Ref instead, which the runtime may
+// evict behind and which recomputes it when unpacked.
 #pragma once
 #include <memory>
 
 #include "ember/autograd.h"
 #include "ember/saved_tensor_hooks.h"
+#include "remat/remat.h"
 
 namespace ember::autograd {
 
@@ -23,6 +26,7 @@ class SavedTensor {
   Tensor unpack(const std::shared_ptr<Node>& owner) const;
   void release() {
     data_ = Tensor();
+    ref_ = remat::Ref();
     packed_.reset();
     input_edge_ = Edge();
     released_ = true;
@@ -30,9 +34,14 @@ class SavedTensor {
   bool defined() const { return defined_; }
 
  private:
+  Tensor unpack_budgeted(const std::shared_ptr<Node>& owner) const;
+  // The in-place error when data was written since it was saved.
+  void check_version(const Tensor& data, const std::shared_ptr<Node>& owner) const;
+
   Tensor data_;
   std::shared_ptr<PackedTensor> packed_;  // set instead of data_ under a pack hook
-  Edge input_edge_;  // a packed input that requires grad: where its gradient goes
+  remat::Ref ref_;                         // set instead of data_ under a memory budget
+  Edge input_edge_;  // a packed or budgeted input that requires grad: where its gradient goes
   uint64_t version_ = 0;
   uint32_t output_nr_ = 0;
   bool defined_ = false;

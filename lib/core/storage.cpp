@@ -1,5 +1,6 @@
 #include "ember/storage.h"
 
+#include "core/allocation_hook.h"
 #include "ember/cuda.h"
 #include "ember/error.h"
 #include "memory/caching_allocator.h"
@@ -12,7 +13,15 @@
 
 namespace ember {
 
+std::atomic<BeforeAllocationHook> g_before_allocation{nullptr};
+
 IntrusivePtr<Storage> Storage::allocate(size_t nbytes, Device device) {
+  if (BeforeAllocationHook hook = g_before_allocation.load(std::memory_order_relaxed)) {
+    // The hook sees the device the memory will come from ("cuda" means the current one).
+    Device where = device;
+    if (where.is_cuda() && where.index < 0 && cuda::is_available()) where.index = cuda::current_device();
+    hook(where, nbytes);
+  }
   if (device.is_cuda()) {
     EMBER_CHECK(cuda::is_available(), "cannot allocate memory on ", device.str(), ": ",
                 cuda::is_built() ? "no CUDA GPU is available" : "ember was built without CUDA");

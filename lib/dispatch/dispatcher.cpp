@@ -1,5 +1,6 @@
 #include "dispatch/dispatcher.h"
 #include "dispatch/autocast_hook.h"
+#include "dispatch/remat_hook.h"
 
 #include <atomic>
 
@@ -19,6 +20,8 @@ KernelFn g_kernels[kOpCapacity][kNumDeviceTypes] = {};
 LayerFn g_tracer_layer = nullptr;
 LayerFn g_autograd_layer = nullptr;
 LayerFn g_autocast_layer = nullptr;
+LayerFn g_remat_layer = nullptr;
+std::atomic<bool> g_remat_active{false};
 // The off path tests a plain global first: the number of threads whose autocast state is
 // on (a thread-local read in a shared library is a call to __tls_get_addr).
 std::atomic<int> g_autocast_threads{0};
@@ -78,6 +81,8 @@ void set_host_read_hook(HostReadFn fn) { g_host_read_hook = fn; }
 void set_tracer_layer(LayerFn fn) { g_tracer_layer = fn; }
 void set_autograd_layer(LayerFn fn) { g_autograd_layer = fn; }
 void set_autocast_layer(LayerFn fn) { g_autocast_layer = fn; }
+void set_remat_layer(LayerFn fn) { g_remat_layer = fn; }
+void set_remat_active(bool on) { g_remat_active.store(on, std::memory_order_relaxed); }
 void set_autocast_active(bool on) {
   on = on && g_autocast_layer;
   if (on != t_autocast_enabled.on) {
@@ -174,6 +179,12 @@ void check_writable_outputs(const OpCall& call) {
 }  // namespace
 
 void dispatch_backend(OpCall& call) {
+  if (__builtin_expect(g_remat_active.load(std::memory_order_relaxed), 0) && g_remat_layer)
+    return g_remat_layer(call);
+  dispatch_backend_kernel(call);
+}
+
+void dispatch_backend_kernel(OpCall& call) {
   if (!call.device) call.device = resolve_device(call);
   KernelFn fn = g_kernels[static_cast<int>(call.op)][static_cast<int>(call.device->type)];
   if (!fn)

@@ -78,6 +78,7 @@ short = int16
 __version__ = "0.1.0"
 
 from . import amp  # noqa: E402,F401  (torch.amp.GradScaler)
+from . import memory  # noqa: E402,F401  (ember.memory: a memory budget with rematerialization)
 from . import distributions  # noqa: E402,F401  (torch.distributions; docs/distributions.md)
 from . import xpu  # noqa: E402,F401  (torch.xpu's queries: no Intel GPU backend)
 from ._compile import compile  # noqa: E402,F401,A001  (torch.compile's entry point, running eagerly)

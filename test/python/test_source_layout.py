@@ -21,6 +21,7 @@ RULES = {
     "nn": ("cpu/", "cuda/"),
     "optim": ("cpu/", "cuda/"),
     "dispatch": ("cpu/", "cuda/"),
+    "remat": ("cpu/", "cuda/"),
 }
 SOURCES = (".h", ".cpp", ".cu", ".cuh")
 # Deliberate exceptions, each with its reason (none today: the deployment runtime's

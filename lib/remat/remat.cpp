@@ -1,0 +1,411 @@
+// The rematerialization runtime: handles (Ref), recipes, recompute, eviction.
+// remat.h says what it does and where the dispatcher calls it; remat_state.h holds
+// its bookkeeping; budget.cpp the public switches and counters.
+#include "remat/remat.h"
+
+#include "dispatch/op_schema.h"
+#include "dispatch/remat_hook.h"
+#include "ember/autograd.h"
+#include "ember/error.h"
+#include "ember/memory.h"
+#include "remat/remat_state.h"
+
+namespace ember::remat {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+uint64_t g_clock = 0;            // counts calls: "time" for the staleness of a tensor
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// A new handle on t's memory and geometry, without autograd state; it keeps the flags
+// that ops read (a Python number's lower priority in type promotion, inference mode).
+Tensor bare_alias(const Tensor& t) {
+  const TensorImpl& impl = *t.impl();
+  auto alias = make_intrusive<TensorImpl>(impl.storage(), impl.storage_offset(), impl.sizes(),
+                                          impl.strides(), impl.dtype());
+  alias->is_wrapped_number = impl.is_wrapped_number;
+  alias->is_inference = impl.is_inference;
+  return Tensor(std::move(alias));
+}
+
+Record* find_record(const Storage* s) {
+  auto& map = records();
+  auto it = map.find(const_cast<Storage*>(s));
+  return it == map.end() ? nullptr : it->second.get();
+}
+
+Record& record_for(const Tensor& t) {
+  Storage* s = t.impl()->storage().get();
+  auto& slot = records()[s];
+  if (!slot) {
+    slot = std::make_unique<Record>();
+    slot->storage = s;
+    slot->device = normalized(t.device());
+    slot->nbytes = s->nbytes();
+    slot->version = s->version();
+    slot->last_use = g_clock;
+  }
+  return *slot;
+}
+
+void drop(Record* r) {
+  auto& map = records();
+  auto it = map.find(r->storage);
+  if (it == map.end() || it->second.get() != r) return;
+  std::unique_ptr<Record> owned = std::move(it->second);
+  map.erase(it);
+  if (owned->recipe) owned->recipe->outputs[owned->output_index].record = nullptr;
+  if (owned->evicted) --evicted_count();
+  owned.reset();  // may free memory and drop the records of the recipe's inputs
+  update_active();
+}
+
+// The storage's memory goes back to the allocator; the Storage object (and every
+// tensor geometry over it) stays, its data pointer null until rematerialize().
+void evict(Record& r) {
+  Storage empty(nullptr, 0, r.device, nullptr, nullptr);
+  r.storage->swap_memory(empty);  // `empty` now owns the memory and frees it below
+  r.evicted = true;
+  ++evicted_count();
+  memory::RematStats& st = device_state(r.device).stats;
+  ++st.evictions;
+  st.evicted_bytes += static_cast<int64_t>(r.nbytes);
+  update_active();
+}
+
+bool inputs_unchanged(const Recipe& rc) {
+  for (size_t i = 0; i < rc.inputs.size(); ++i)
+    if (rc.inputs[i].defined() && rc.inputs[i].version() != rc.input_versions[i]) return false;
+  return true;
+}
+
+bool evictable(const Record& r) {
+  return !r.evicted && r.pins == 0 && r.recipe && r.nbytes > 0 &&
+         r.storage->use_count() == r.internal_refs && r.storage->version() == r.version &&
+         inputs_unchanged(*r.recipe);
+}
+
+// The cost of recomputing r's recipe and the evicted tensors around it that a
+// recompute (or a later recompute of those) would also need: its evicted ancestors,
+// and the evicted outputs of its consumers (DTR's evicted neighbourhood).
+double neighbourhood_cost(const Record& r) {
+  double cost = r.recipe->seconds;
+  std::vector<const Recipe*> stack{r.recipe.get()}, seen{r.recipe.get()};
+  auto visit = [&](const Recipe* rc) {
+    for (const Recipe* s : seen)
+      if (s == rc) return;
+    seen.push_back(rc);
+    stack.push_back(rc);
+    cost += rc->seconds;
+  };
+  while (!stack.empty() && seen.size() < 64) {
+    const Recipe* rc = stack.back();
+    stack.pop_back();
+    for (const Ref& in : rc->inputs) {
+      const Record* p = in.defined() ? find_record(in.alias().impl()->storage().get()) : nullptr;
+      if (p && p->evicted && p->recipe) visit(p->recipe.get());
+    }
+  }
+  for (const Recipe* c : r.consumers)
+    for (const Recipe::Output& o : c->outputs)
+      if (o.record && o.record->evicted) {
+        bool counted = false;
+        for (const Recipe* s : seen) counted |= s == c;
+        if (!counted) {
+          seen.push_back(c);
+          cost += c->seconds;
+        }
+        break;
+      }
+  return cost;
+}
+
+// Why choose_victim found nothing: the runtime's tensors on `device` by the first
+// reason each cannot go, for the out-of-memory message.
+std::string why_nothing_evictable(Device device) {
+  int64_t evicted = 0, in_use = 0, held = 0, no_recipe = 0, changed = 0;
+  for (auto& [storage, rec] : records()) {
+    const Record& r = *rec;
+    if (!(r.device == device)) continue;
+    if (r.evicted) ++evicted;
+    else if (r.pins > 0) ++in_use;
+    else if (!r.recipe || r.nbytes == 0) ++no_recipe;
+    else if (r.storage->use_count() != r.internal_refs) ++held;
+    else ++changed;
+  }
+  return ::ember::detail::str(evicted, " tensors evicted already, ", in_use,
+                              " in use by the running op, ", held, " held outside the tape (by you, a "
+                              "module or a view), ", no_recipe, " that cannot be recomputed (parameters, "
+                              "inputs, outputs of ops that write in place), ", changed,
+                              " written in place since they were made");
+}
+
+Record* choose_victim(Device device) {
+  Record* best = nullptr;
+  double best_score = 0;
+  for (auto& [storage, rec] : records()) {
+    Record& r = *rec;
+    if (!(r.device == device) || !evictable(r)) continue;  // device: normalized by the caller
+    double staleness = static_cast<double>(g_clock - r.last_use) + 1.0;
+    // A floor on the cost keeps ops too fast to time apart ordered by size and staleness.
+    double cost = neighbourhood_cost(r) + 1e-9;
+    double score = cost / (static_cast<double>(r.nbytes) * staleness);
+    if (!best || score < best_score) {
+      best = &r;
+      best_score = score;
+    }
+  }
+  return best;
+}
+
+void rematerialize(Record& r);
+
+// Makes t's memory resident and pins it for a call; returns its record (or null).
+Record* use(const Tensor& t) {
+  if (!t.defined()) return nullptr;
+  Record* r = find_record(t.impl()->storage().get());
+  if (!r) return nullptr;
+  if (r->evicted) rematerialize(*r);
+  r->last_use = g_clock;
+  ++r->pins;
+  return r;
+}
+
+// Pins taken for one call, released (by storage, the records may have moved) at its end.
+class Pins {
+ public:
+  void add(Record* r) {
+    if (r) storages_.push_back(r->storage);
+  }
+  ~Pins() {
+    if (storages_.empty()) return;
+    std::lock_guard<std::recursive_mutex> lock(state_mutex());
+    for (Storage* s : storages_)
+      if (Record* r = find_record(s)) --r->pins;
+  }
+
+ private:
+  SmallVector<Storage*, 6> storages_;
+};
+
+void pin_call(const OpCall& call, Pins& pins) {
+  std::lock_guard<std::recursive_mutex> lock(state_mutex());
+  ++g_clock;
+  for (const Tensor& t : call.inputs) pins.add(use(t));
+  for (const Tensor& t : call.outputs) pins.add(use(t));
+}
+
+Generator& generator_of(Device device) { return default_generator(device); }
+
+void rematerialize(Record& r) {
+  std::shared_ptr<Recipe> rc = r.recipe;  // alive while we run it
+  EMBER_CHECK(rc, "memory budget: an evicted tensor has no recipe (internal error)");
+  Pins pins;
+  SmallVector<Tensor, 4> inputs;
+  for (const Ref& in : rc->inputs) {
+    if (!in.defined()) {
+      inputs.push_back(Tensor());
+      continue;
+    }
+    pins.add(use(in.alias()));
+    inputs.push_back(in.alias());
+  }
+  OpCall call(rc->op, std::move(inputs), rc->attrs);
+  call.device = rc->device;
+  auto t0 = Clock::now();
+  {
+    NoGradGuard no_grad;
+    std::optional<PhiloxState> now;
+    if (rc->rng) {
+      now = generator_of(rc->device).state();
+      generator_of(rc->device).set_state(*rc->rng);
+    }
+    try {
+      dispatch_backend_kernel(call);
+    } catch (...) {
+      if (now) generator_of(rc->device).set_state(*now);
+      throw;
+    }
+    if (now) generator_of(rc->device).set_state(*now);
+  }
+  EMBER_CHECK(call.outputs.size() == rc->outputs.size(), "memory budget: recomputing ",
+              op_name(rc->op), " gave ", call.outputs.size(), " outputs, not ", rc->outputs.size());
+  for (size_t j = 0; j < rc->outputs.size(); ++j) {
+    const Recipe::Output& o = rc->outputs[j];
+    if (!o.record || !o.record->evicted) continue;
+    const Tensor& out = call.outputs[j];
+    Storage& fresh = *out.impl()->storage();
+    EMBER_CHECK(out.sizes() == o.sizes && out.strides() == o.strides &&
+                    out.storage_offset() == o.storage_offset && out.dtype() == o.dtype &&
+                    fresh.nbytes() == o.record->nbytes,
+                "memory budget: recomputing ", op_name(rc->op), " output ", j,
+                " gave another layout than the first run (internal error)");
+    o.record->storage->swap_memory(fresh);
+    o.record->evicted = false;
+    --evicted_count();
+    o.record->last_use = g_clock;
+  }
+  memory::RematStats& st = device_state(rc->device).stats;
+  ++st.recomputations;
+  st.recompute_seconds += seconds_since(t0);
+  update_active();
+}
+
+bool mutates_an_input(OpId op) {
+  const OpSchema& s = op_schema(op);
+  for (uint8_t i = 0; i < s.num_inputs; ++i)
+    if (s.inputs[i].mutated) return true;
+  return false;
+}
+
+// Keeps the recipe of a recorded call's fresh outputs, and a Ref on each in `keep`
+// (the call's backward node holds them: the recipe lives as long as the graph).
+void keep_recipe(const OpCall& call, double seconds, std::optional<PhiloxState> rng,
+                 std::vector<Ref>& keep) {
+  if (call.outputs.empty() || mutates_an_input(call.op)) return;
+  for (size_t j = 0; j < call.outputs.size(); ++j) {
+    const Tensor& out = call.outputs[j];
+    if (!out.defined() || out.impl()->storage()->nbytes() == 0) return;
+    const Storage* s = out.impl()->storage().get();
+    if (find_record(s)) return;  // not fresh: an input's memory, or already made
+    for (const Tensor& in : call.inputs)
+      if (in.defined() && in.impl()->storage().get() == s) return;
+    for (size_t k = 0; k < j; ++k)
+      if (call.outputs[k].impl()->storage().get() == s) return;
+  }
+  auto rc = std::make_shared<Recipe>();
+  rc->op = call.op;
+  rc->attrs = call.attrs;
+  rc->device = *call.device;  // as the kernel ran: the recompute runs there too
+  rc->rng = rng;
+  rc->seconds = seconds;
+  for (const Tensor& in : call.inputs) {
+    rc->input_versions.push_back(in.defined() ? in.version() : 0);
+    rc->inputs.push_back(in.defined() ? Ref(in) : Ref());
+  }
+  for (const Ref& in : rc->inputs)
+    if (in.defined())
+      if (Record* p = find_record(in.alias().impl()->storage().get())) p->consumers.push_back(rc.get());
+  for (size_t j = 0; j < call.outputs.size(); ++j) {
+    const Tensor& out = call.outputs[j];
+    keep.emplace_back(out);
+    Record& r = *keep.back().record();
+    r.recipe = rc;
+    r.output_index = j;
+    rc->outputs.push_back({&r, out.sizes(), out.strides(), out.storage_offset(), out.dtype()});
+  }
+}
+
+Device first_input_device(const OpCall& call) {
+  for (const Tensor& t : call.inputs)
+    if (t.defined()) return t.device();
+  return call.device ? *call.device : kCPU;
+}
+
+}  // namespace
+
+// ---- Ref ----
+
+Ref::Ref(const Tensor& t) {
+  if (!t.defined()) return;
+  std::lock_guard<std::recursive_mutex> lock(state_mutex());
+  Record& r = record_for(t);
+  ++r.internal_refs;
+  record_ = &r;
+  alias_ = bare_alias(t);
+}
+
+Ref::~Ref() {
+  if (!record_) return;
+  std::lock_guard<std::recursive_mutex> lock(state_mutex());
+  // The last handle: the record goes (and with it its recipe's handles on the inputs)
+  // before the alias, which may be the last holder of the memory.
+  if (--record_->internal_refs == 0) drop(record_);
+  alias_ = Tensor();
+}
+
+Ref& Ref::operator=(Ref&& o) noexcept {
+  if (this != &o) {
+    Ref gone(std::move(*this));
+    alias_ = std::move(o.alias_);
+    record_ = o.record_;
+    o.record_ = nullptr;
+  }
+  return *this;
+}
+
+Tensor Ref::get() const {
+  if (!defined()) return Tensor();
+  std::lock_guard<std::recursive_mutex> lock(state_mutex());
+  if (record_ && record_->evicted) rematerialize(*record_);
+  if (record_) record_->last_use = g_clock;
+  return bare_alias(alias_);
+}
+
+Recipe::~Recipe() {
+  for (const Ref& in : inputs) {
+    if (!in.defined()) continue;
+    if (Record* p = find_record(in.alias().impl()->storage().get())) {
+      auto& cs = p->consumers;
+      for (size_t i = 0; i < cs.size(); ++i)
+        if (cs[i] == this) {
+          cs[i] = cs.back();
+          cs.pop_back();
+          break;
+        }
+    }
+  }
+}
+
+// ---- the dispatcher's entries ----
+
+void run_call(OpCall& call) {
+  Pins pins;
+  pin_call(call, pins);
+  dispatch_backend_kernel(call);
+}
+
+void record_call(OpCall& call, bool is_view_op, std::vector<Ref>& keep) {
+  if (is_view_op || call.has_preset_output()) return run_call(call);
+  const Device device = first_input_device(call);
+  const PhiloxState before = generator_of(device).state();
+  Pins pins;
+  pin_call(call, pins);
+  auto t0 = Clock::now();
+  dispatch_backend_kernel(call);
+  const double seconds = seconds_since(t0);
+  const PhiloxState after = generator_of(device).state();
+  std::optional<PhiloxState> rng;
+  if (after.seed != before.seed || after.offset != before.offset) rng = before;
+  std::lock_guard<std::recursive_mutex> lock(state_mutex());
+  keep_recipe(call, seconds, rng, keep);
+}
+
+// ---- bookkeeping shared with budget.cpp ----
+
+void make_room(Device device, size_t nbytes) {
+  device = normalized(device);
+  std::lock_guard<std::recursive_mutex> lock(state_mutex());
+  const std::optional<int64_t> budget = device_state(device).budget;
+  if (!budget) return;
+  const int64_t need = static_cast<int64_t>((nbytes + 511) / 512 * 512);
+  while (true) {
+    const int64_t allocated = memory_stats(device).allocated_bytes;
+    if (allocated + need <= *budget) return;
+    Record* victim = choose_victim(device);
+    if (!victim)
+      throw OutOfMemoryError(::ember::detail::str(
+          "memory budget: cannot allocate ", nbytes, " bytes on ", device.str(), ": ", allocated,
+          " bytes are allocated against a budget of ", *budget, " bytes, and no tensor left can "
+          "be evicted (", why_nothing_evictable(device), "). Raise the budget "
+          "(ember.memory.set_budget) or lower the batch size."));
+    evict(*victim);
+  }
+}
+
+}  // namespace ember::remat
