@@ -186,7 +186,11 @@ class _Recomputation:
         values = []
 
         def keep(tensor):
-            values.append(tensor)
+            # Without its history: the recomputation's graph is not needed (an unpacked
+            # value takes its place in the original graph), and a history here would make
+            # a cycle through the C++ graph (values -> node -> its saved tensor's unpack
+            # hook -> values) that Python's collector cannot see: the values would leak.
+            values.append(tensor.detach())
             return len(values) - 1
 
         def detached(value):
