@@ -3,6 +3,8 @@
 // its bookkeeping; budget.cpp the public switches and counters.
 #include "remat/remat.h"
 
+#include "dispatch/args/nn.h"
+#include "dispatch/op_ids/nn.h"
 #include "dispatch/op_schema.h"
 #include "dispatch/remat_hook.h"
 #include "ember/autograd.h"
@@ -78,9 +80,16 @@ void evict(Record& r) {
   update_active();
 }
 
+bool unchanged(const std::vector<Ref>& inputs, const std::vector<uint64_t>& versions) {
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].defined() && inputs[i].version() != versions[i]) return false;
+  return true;
+}
+
 bool inputs_unchanged(const Recipe& rc) {
-  for (size_t i = 0; i < rc.inputs.size(); ++i)
-    if (rc.inputs[i].defined() && rc.inputs[i].version() != rc.input_versions[i]) return false;
+  if (!unchanged(rc.inputs, rc.input_versions)) return false;
+  for (const Recipe::InPlaceStep& step : rc.steps)
+    if (!unchanged(step.inputs, step.input_versions)) return false;
   return true;
 }
 
@@ -202,6 +211,42 @@ void pin_call(const OpCall& call, Pins& pins) {
 
 Generator& generator_of(Device device) { return default_generator(device); }
 
+// Runs the kernel of a recorded call again, with the generator as it was then.
+void run_again(OpCall& call, const std::optional<PhiloxState>& rng) {
+  NoGradGuard no_grad;
+  std::optional<PhiloxState> now;
+  if (rng) {
+    now = generator_of(*call.device).state();
+    generator_of(*call.device).set_state(*rng);
+  }
+  try {
+    dispatch_backend_kernel(call);
+  } catch (...) {
+    if (now) generator_of(*call.device).set_state(*now);
+    throw;
+  }
+  if (now) generator_of(*call.device).set_state(*now);
+}
+
+// Writes an in-place step into `out`, the recomputed output.
+void replay(const Recipe::InPlaceStep& step, const Tensor& out, Device device, Pins& pins) {
+  SmallVector<Tensor, 4> inputs;
+  for (size_t i = 0; i < step.inputs.size(); ++i) {
+    if (step.is_output[i]) {
+      inputs.push_back(out);
+    } else if (step.inputs[i].defined()) {
+      pins.add(use(step.inputs[i].alias()));
+      inputs.push_back(step.inputs[i].alias());
+    } else {
+      inputs.push_back(Tensor());
+    }
+  }
+  OpCall call(step.op, std::move(inputs), step.attrs);
+  call.outputs.push_back(out);
+  call.device = device;
+  run_again(call, step.rng);
+}
+
 void rematerialize(Record& r) {
   std::shared_ptr<Recipe> rc = r.recipe;  // alive while we run it
   EMBER_CHECK(rc, "memory budget: an evicted tensor has no recipe (internal error)");
@@ -218,23 +263,11 @@ void rematerialize(Record& r) {
   OpCall call(rc->op, std::move(inputs), rc->attrs);
   call.device = rc->device;
   auto t0 = Clock::now();
-  {
-    NoGradGuard no_grad;
-    std::optional<PhiloxState> now;
-    if (rc->rng) {
-      now = generator_of(rc->device).state();
-      generator_of(rc->device).set_state(*rc->rng);
-    }
-    try {
-      dispatch_backend_kernel(call);
-    } catch (...) {
-      if (now) generator_of(rc->device).set_state(*now);
-      throw;
-    }
-    if (now) generator_of(rc->device).set_state(*now);
-  }
+  run_again(call, rc->rng);
   EMBER_CHECK(call.outputs.size() == rc->outputs.size(), "memory budget: recomputing ",
               op_name(rc->op), " gave ", call.outputs.size(), " outputs, not ", rc->outputs.size());
+  for (const Recipe::InPlaceStep& step : rc->steps)
+    replay(step, call.outputs[step.output], rc->device, pins);
   for (size_t j = 0; j < rc->outputs.size(); ++j) {
     const Recipe::Output& o = rc->outputs[j];
     if (!o.record || !o.record->evicted) continue;
@@ -256,18 +289,28 @@ void rematerialize(Record& r) {
   update_active();
 }
 
-bool mutates_an_input(OpId op) {
-  const OpSchema& s = op_schema(op);
+// Which of the call's inputs a recompute passes (false: left out), or nothing when the
+// call cannot be run again because it writes into an input. Training-mode batch norm
+// writes its running statistics, which its outputs do not read: the recompute leaves
+// them out, computing the same outputs and writing nothing.
+std::optional<std::vector<bool>> recompute_inputs(const OpCall& call) {
+  std::vector<bool> keep(call.inputs.size(), true);
+  if (call.op == opid::batch_norm) {
+    if (BatchNormArgs::from(call).training) keep[1] = keep[2] = false;
+    return keep;
+  }
+  const OpSchema& s = op_schema(call.op);
   for (uint8_t i = 0; i < s.num_inputs; ++i)
-    if (s.inputs[i].mutated) return true;
-  return false;
+    if (s.inputs[i].mutated) return std::nullopt;
+  return keep;
 }
 
 // Keeps the recipe of a recorded call's fresh outputs, and a Ref on each in `keep`
 // (the call's backward node holds them: the recipe lives as long as the graph).
 void keep_recipe(const OpCall& call, double seconds, std::optional<PhiloxState> rng,
                  std::vector<Ref>& keep) {
-  if (call.outputs.empty() || mutates_an_input(call.op)) return;
+  const std::optional<std::vector<bool>> passed = recompute_inputs(call);
+  if (call.outputs.empty() || !passed) return;
   for (size_t j = 0; j < call.outputs.size(); ++j) {
     const Tensor& out = call.outputs[j];
     if (!out.defined() || out.impl()->storage()->nbytes() == 0) return;
@@ -284,9 +327,11 @@ void keep_recipe(const OpCall& call, double seconds, std::optional<PhiloxState> 
   rc->device = *call.device;  // as the kernel ran: the recompute runs there too
   rc->rng = rng;
   rc->seconds = seconds;
-  for (const Tensor& in : call.inputs) {
-    rc->input_versions.push_back(in.defined() ? in.version() : 0);
-    rc->inputs.push_back(in.defined() ? Ref(in) : Ref());
+  for (size_t i = 0; i < call.inputs.size(); ++i) {
+    const Tensor& in = call.inputs[i];
+    const bool pass = in.defined() && (*passed)[i];
+    rc->input_versions.push_back(pass ? in.version() : 0);
+    rc->inputs.push_back(pass ? Ref(in) : Ref());
   }
   for (const Ref& in : rc->inputs)
     if (in.defined())
@@ -299,6 +344,42 @@ void keep_recipe(const OpCall& call, double seconds, std::optional<PhiloxState> 
     r.output_index = j;
     rc->outputs.push_back({&r, out.sizes(), out.strides(), out.storage_offset(), out.dtype()});
   }
+}
+
+// Adds a recorded in-place call to the recipe of the tensor it wrote, when that tensor
+// is an output of a recipe written whole (relu_ on a batch norm's output); the record
+// takes the new version, so the tensor stays evictable. Any other write leaves the
+// record's version behind: then it is never evicted.
+void keep_in_place_step(const OpCall& call, double seconds, std::optional<PhiloxState> rng) {
+  if (call.outputs.size() != 1) return;
+  const Tensor& out = call.outputs[0];
+  Record* r = find_record(out.impl()->storage().get());
+  if (!r || !r->recipe || r->evicted) return;
+  Recipe& rc = *r->recipe;
+  const Recipe::Output& o = rc.outputs[r->output_index];
+  if (!(out.sizes() == o.sizes && out.strides() == o.strides &&
+        out.storage_offset() == o.storage_offset && out.dtype() == o.dtype))
+    return;
+  const OpSchema& schema = op_schema(call.op);
+  Recipe::InPlaceStep step;
+  step.output = r->output_index;
+  step.op = call.op;
+  step.attrs = call.attrs;
+  step.rng = rng;
+  for (size_t i = 0; i < call.inputs.size(); ++i) {
+    const Tensor& in = call.inputs[i];
+    const bool is_out = in.defined() && in.impl()->storage().get() == out.impl()->storage().get();
+    if (is_out && !(in.sizes() == out.sizes() && in.strides() == out.strides() &&
+                    in.storage_offset() == out.storage_offset()))
+      return;  // reads another view of what it writes
+    if (!is_out && i < schema.num_inputs && schema.inputs[i].mutated) return;
+    step.is_output.push_back(is_out);
+    step.input_versions.push_back(in.defined() && !is_out ? in.version() : 0);
+    step.inputs.push_back(in.defined() && !is_out ? Ref(in) : Ref());
+  }
+  rc.steps.push_back(std::move(step));
+  rc.seconds += seconds;
+  r->version = out.version();
 }
 
 Device first_input_device(const OpCall& call) {
@@ -371,7 +452,8 @@ void run_call(OpCall& call) {
 }
 
 void record_call(OpCall& call, bool is_view_op, std::vector<Ref>& keep) {
-  if (is_view_op || call.has_preset_output()) return run_call(call);
+  if (is_view_op) return run_call(call);
+  const bool in_place = call.has_preset_output();  // before the kernel fills the outputs
   const Device device = first_input_device(call);
   const PhiloxState before = generator_of(device).state();
   Pins pins;
@@ -383,7 +465,8 @@ void record_call(OpCall& call, bool is_view_op, std::vector<Ref>& keep) {
   std::optional<PhiloxState> rng;
   if (after.seed != before.seed || after.offset != before.offset) rng = before;
   std::lock_guard<std::recursive_mutex> lock(state_mutex());
-  keep_recipe(call, seconds, rng, keep);
+  if (in_place) keep_in_place_step(call, seconds, rng);
+  else keep_recipe(call, seconds, rng, keep);
 }
 
 // ---- bookkeeping shared with budget.cpp ----

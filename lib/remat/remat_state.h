@@ -42,11 +42,23 @@ struct Recipe {
     int64_t storage_offset = 0;
     DType dtype = kFloat32;
   };
+  // An in-place op recorded on one output after it was made (relu_ after a batch
+  // norm): replayed on the recomputed output, in order.
+  struct InPlaceStep {
+    size_t output = 0;                     // which output it writes
+    OpId op{};
+    SmallVector<Attr, 4> attrs;
+    std::vector<Ref> inputs;               // undefined: left out, or the output itself
+    std::vector<bool> is_output;           // the input is the output being written
+    std::vector<uint64_t> input_versions;
+    std::optional<PhiloxState> rng;
+  };
   OpId op{};
   SmallVector<Attr, 4> attrs;
   Device device;
   std::vector<Ref> inputs;               // undefined for an optional input left out
   std::vector<uint64_t> input_versions;  // each input's storage version at the call
+  std::vector<InPlaceStep> steps;
   std::vector<Output> outputs;
   std::optional<PhiloxState> rng;        // the default generator's state before the call,
                                          // when the kernel drew from it (dropout)
