@@ -14,9 +14,11 @@
 //
 // What may be evicted: the memory of a tensor that only the runtime's own handles
 // hold (no user tensor, no view of it, no module buffer), that an op recorded for
-// backward produced fresh (not a view, not written in place, not by an op that
-// mutates an input such as training-mode batch norm), and whose inputs still have
-// the versions they had. Parameters, inputs and anything a user holds stay.
+// backward produced fresh (not a view; not by an op that writes an input, except
+// training-mode batch norm, recomputed without its running statistics), written in
+// place since only by recorded ops on the whole tensor (replayed after the recompute),
+// and whose inputs still have the versions they had. Parameters, inputs and anything
+// a user holds stay.
 #pragma once
 #include <atomic>
 #include <cstdint>

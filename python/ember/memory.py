@@ -16,9 +16,10 @@ model is needed::
 
 What can be evicted: tensors that only the autograd tape still holds (not a tensor
 you hold, a parameter, an input or a view of one), made fresh by an op recorded for
-backward (not a view, not written in place since, not by an op that updates an input,
-such as training-mode batch norm's running statistics). When even eviction cannot make
-room, the allocation raises ``ember.OutOfMemoryError`` naming the budget.
+backward (not a view); an in-place op on one (``nn.ReLU(inplace=True)``) is replayed
+after its recompute, and training-mode batch norm is recomputed without touching its
+running statistics. When even eviction cannot make room, the allocation raises
+``ember.OutOfMemoryError`` naming the budget.
 
 See docs/memory.md for the trade-off against checkpointing.
 """
