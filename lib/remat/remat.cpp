@@ -202,8 +202,25 @@ class Pins {
   SmallVector<Storage*, 6> storages_;
 };
 
+// Whether t's memory looks evicted, read without the lock: an evicted storage has no
+// memory and no size (a tensor of no elements has no memory either: then the lock decides).
+bool looks_evicted(const Tensor& t) {
+  return t.defined() && t.impl()->storage()->data() == nullptr && t.impl()->storage()->nbytes() == 0;
+}
+
 void pin_call(const OpCall& call, Pins& pins) {
-  std::lock_guard<std::recursive_mutex> lock(state_mutex());
+  // While another thread holds the runtime (recomputing, say), a worker thread of the
+  // kernel it runs may dispatch here: waiting would deadlock. Its tensors are resident
+  // (the kernel's own), so it goes on without pins; any call that may read evicted
+  // memory waits.
+  std::unique_lock<std::recursive_mutex> lock(state_mutex(), std::try_to_lock);
+  if (!lock.owns_lock()) {
+    bool evicted = false;
+    for (const Tensor& t : call.inputs) evicted |= looks_evicted(t);
+    for (const Tensor& t : call.outputs) evicted |= looks_evicted(t);
+    if (!evicted) return;
+    lock.lock();
+  }
   ++g_clock;
   for (const Tensor& t : call.inputs) pins.add(use(t));
   for (const Tensor& t : call.outputs) pins.add(use(t));
@@ -473,7 +490,10 @@ void record_call(OpCall& call, bool is_view_op, std::vector<Ref>& keep) {
 
 void make_room(Device device, size_t nbytes) {
   device = normalized(device);
-  std::lock_guard<std::recursive_mutex> lock(state_mutex());
+  // An allocation by a worker thread of a kernel that another thread runs while it
+  // holds the runtime (a recompute) must not wait for it: it is not held to the budget.
+  std::unique_lock<std::recursive_mutex> lock(state_mutex(), std::try_to_lock);
+  if (!lock.owns_lock()) return;
   const std::optional<int64_t> budget = device_state(device).budget;
   if (!budget) return;
   const int64_t need = static_cast<int64_t>((nbytes + 511) / 512 * 512);
