@@ -240,3 +240,18 @@ def test_conv_batch_norm_in_place_relu_under_a_budget():
     assert_same_grads(grads0, grads1)
     for a, b in zip(stats0, budget_model.buffers()):
         assert (a == b.numpy()).all()  # running statistics updated once, as in the plain step
+
+
+def test_at_the_plain_runs_memory_a_budget_fits_two_and_a_half_times_the_batch():
+    model = mlp(depth=24)
+    x, y = data(batch=2048)
+    _, _, peak = step(model, x, y)  # the plain run's peak, everything included
+    xb, yb = data(batch=5120)
+    ember.reset_accumulated_memory_stats()
+    with ember.memory.budget(peak + xb.nbytes + yb.nbytes - x.nbytes - y.nbytes):
+        loss, grads, peak_big = step(model, xb, yb)
+    assert ember.memory_stats()["num_evictions"] > 0
+    assert peak_big <= peak + xb.nbytes + yb.nbytes
+    loss_plain, grads_plain, _ = step(model, xb, yb)  # the same batch without a budget
+    assert loss == loss_plain
+    assert_same_grads(grads_plain, grads)
