@@ -1,5 +1,9 @@
 // copy_: dst[i] = convert(src[i]) for any two dtypes, strides and a broadcast src;
 // float -> integer by the rule of kernels/float_to_int.h, as the CUDA kernel does.
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
 #include "kernels/dtype_dispatch.h"
 #include "kernels/float_to_int.h"
 #include "cpu/float_to_int_convert.h"
@@ -12,11 +16,37 @@ namespace ember::cpu {
 
 namespace {
 
-// Fast path: same dtype, both contiguous, same numel -> memcpy in parallel chunks.
+// Whether t's elements fill a block of memory without gaps, in some order of its
+// dims (a contiguous tensor, or a transposed/permuted one), starting at data_ptr().
+bool dense_block(const Tensor& t) {
+  if (t.is_contiguous()) return true;
+  SmallVector<std::pair<int64_t, int64_t>, 8> dims;  // (stride, size) of the dims that move
+  for (int64_t d = 0; d < t.dim(); ++d)
+    if (t.size(d) != 1) dims.push_back({t.stride(d), t.size(d)});
+  std::sort(dims.begin(), dims.end());
+  int64_t expected = 1;
+  for (auto [stride, size] : dims) {
+    if (stride != expected) return false;
+    expected *= size;
+  }
+  return true;
+}
+
+// Whether dst[i] and src[i] lie at the same offset of two dense blocks, so that the
+// copy is one flat pass over the blocks: both contiguous, or both laid out alike
+// (the same shape and strides, as a gradient copied into a transposed view).
+bool flat_alike(const Tensor& dst, const Tensor& src) {
+  if (dst.numel() != src.numel()) return false;
+  if (dst.is_contiguous() && src.is_contiguous()) return true;
+  if (dst.sizes() != src.sizes()) return false;
+  for (int64_t d = 0; d < dst.dim(); ++d)
+    if (dst.size(d) != 1 && dst.stride(d) != src.stride(d)) return false;
+  return dense_block(dst);
+}
+
+// Fast path: same dtype, flat_alike -> memcpy in parallel chunks.
 bool try_memcpy(const Tensor& dst, const Tensor& src) {
-  if (dst.dtype() != src.dtype() || !dst.is_contiguous() || !src.is_contiguous() ||
-      dst.numel() != src.numel())
-    return false;
+  if (dst.dtype() != src.dtype() || !flat_alike(dst, src)) return false;
   char* d = static_cast<char*>(dst.data_ptr());
   const char* s = static_cast<const char*>(src.data_ptr());
   if (d == s) return true;
@@ -30,17 +60,25 @@ bool try_memcpy(const Tensor& dst, const Tensor& src) {
   return true;
 }
 
-// Fast path: contiguous float32 <-> float16 of the same numel, converted in bulk.
+// Fast path: float32 <-> float16 / bfloat16, flat_alike, converted
+// in bulk (vector converters of half_convert.h).
 bool try_half_convert(const Tensor& dst, const Tensor& src) {
-  if (!dst.is_contiguous() || !src.is_contiguous() || dst.numel() != src.numel()) return false;
-  bool to_half = dst.dtype() == DType::Float16 && src.dtype() == DType::Float32;
-  bool from_half = dst.dtype() == DType::Float32 && src.dtype() == DType::Float16;
-  if (!to_half && !from_half) return false;
+  if (!flat_alike(dst, src)) return false;
+  DType d = dst.dtype(), s = src.dtype();
+  bool reduced_d = d == DType::Float16 || d == DType::BFloat16;
+  bool reduced_s = s == DType::Float16 || s == DType::BFloat16;
+  bool to_reduced = reduced_d && s == DType::Float32;
+  if (!to_reduced && !(reduced_s && d == DType::Float32)) return false;
   parallel_for(0, dst.numel(), kGrainSize, [&](int64_t b, int64_t e) {
-    if (to_half)
-      float_to_half(static_cast<Half*>(dst.data_ptr()) + b, static_cast<const float*>(src.data_ptr()) + b, e - b);
-    else
-      half_to_float(static_cast<float*>(dst.data_ptr()) + b, static_cast<const Half*>(src.data_ptr()) + b, e - b);
+    if (to_reduced) {
+      const float* from = static_cast<const float*>(src.data_ptr()) + b;
+      if (d == DType::Float16) float_to_half(static_cast<Half*>(dst.data_ptr()) + b, from, e - b);
+      else float_to_bfloat16(static_cast<BFloat16*>(dst.data_ptr()) + b, from, e - b);
+    } else {
+      float* to = static_cast<float*>(dst.data_ptr()) + b;
+      if (s == DType::Float16) half_to_float(to, static_cast<const Half*>(src.data_ptr()) + b, e - b);
+      else bfloat16_to_float(to, static_cast<const BFloat16*>(src.data_ptr()) + b, e - b);
+    }
   });
   return true;
 }
@@ -60,6 +98,41 @@ bool try_float_to_int(const Tensor& dst, const Tensor& src) {
   return true;
 }
 
+// A 2-d transpose (size-1 dims aside, dst walks its rows where src walks its columns,
+// as .contiguous() of a .t() or a cast of one): the element loop reads one side a
+// cache line per element; kTile x kTile tiles touch each line once.
+constexpr int64_t kTile = 32;
+
+template <typename F>
+bool try_transpose_copy(const Tensor& dst, const Tensor& src, const F& f) {
+  using out_t = typename function_traits<F>::result;
+  using in_t = std::tuple_element_t<0, typename function_traits<F>::args>;
+  if (dst.sizes() != src.sizes() || dst.numel() < kTile * kTile) return false;
+  int64_t n[2], ds[2], ss[2];
+  int k = 0;
+  for (int64_t d = 0; d < dst.dim(); ++d) {
+    if (dst.size(d) == 1) continue;
+    if (k == 2) return false;
+    n[k] = dst.size(d), ds[k] = dst.stride(d), ss[k] = src.stride(d);
+    ++k;
+  }
+  if (k != 2 || !((ds[1] == 1 && ss[0] == 1) || (ds[0] == 1 && ss[1] == 1))) return false;
+  out_t* o = static_cast<out_t*>(dst.data_ptr());
+  const in_t* x = static_cast<const in_t*>(src.data_ptr());
+  const int64_t row_tiles = (n[0] + kTile - 1) / kTile;
+  parallel_for(0, row_tiles, std::max<int64_t>(1, kGrainSize / (kTile * n[1])), [&](int64_t t0, int64_t t1) {
+    for (int64_t ti = t0; ti < t1; ++ti) {
+      const int64_t i1 = std::min(n[0], (ti + 1) * kTile);
+      for (int64_t j0 = 0; j0 < n[1]; j0 += kTile) {
+        const int64_t j1 = std::min(n[1], j0 + kTile);
+        for (int64_t i = ti * kTile; i < i1; ++i)
+          for (int64_t j = j0; j < j1; ++j) o[i * ds[0] + j * ds[1]] = f(x[i * ss[0] + j * ss[1]]);
+      }
+    }
+  });
+  return true;
+}
+
 void copy_kernel(OpCall& c) {
   const Tensor& dst = c.outputs[0];
   const Tensor& src = c.in(1);
@@ -75,7 +148,8 @@ void copy_kernel(OpCall& c) {
   EMBER_DISPATCH_ALL(dst.dtype(), "copy_", [&] {
     using dst_t = scalar_t;
     EMBER_DISPATCH_ALL(source.dtype(), "copy_", [&] {
-      cpu_kernel(dst, {&source}, [](scalar_t v) -> dst_t { return cast_element<dst_t>(v); });
+      auto f = [](scalar_t v) -> dst_t { return cast_element<dst_t>(v); };
+      if (!try_transpose_copy(dst, source, f)) cpu_kernel(dst, {&source}, f);
     });
   });
 }

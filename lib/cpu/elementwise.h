@@ -23,6 +23,13 @@ namespace ember::cpu {
 #define EMBER_TARGET_CLONES
 #endif
 
+}  // namespace ember::cpu
+
+// float16/bfloat16 operands: block-converted loops (they use EMBER_TARGET_CLONES).
+#include "cpu/reduced_float_loops.h"
+
+namespace ember::cpu {
+
 // ---- loops ---------------------------------------------------------------------------------
 
 namespace dense {
@@ -125,6 +132,18 @@ void binary_loop(const Tensor& out, const Tensor& a, const Tensor& b, const F& f
 template <typename T, typename Out, typename F>
 void binary_op(const Tensor& out, const BinaryOperands& ops, const F& f) {
   using O = opmath_t<T>;
+  if constexpr (is_reduced_float_v<T>) {  // a block at a time in float32 (reduced_float_loops.h)
+    if (ops.scalar == 2) {
+      O s = scalar_value<O>(ops.b);
+      reduced::unary<Out, T>(out, ops.a, [f, s](float x) { return f(x, s); });
+    } else if (ops.scalar == 1) {
+      O s = scalar_value<O>(ops.a);
+      reduced::unary<Out, T>(out, ops.b, [f, s](float y) { return f(s, y); });
+    } else {
+      reduced::binary<Out, T, T>(out, ops.a, ops.b, [f](float x, float y) { return f(x, y); });
+    }
+    return;
+  }
   if (ops.scalar == 2) {
     O s = scalar_value<O>(ops.b);
     unary_loop(out, ops.a, [f, s](T x) -> Out { return convert<Out>(f(O(x), s)); });

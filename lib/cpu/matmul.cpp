@@ -2,7 +2,9 @@
 //
 // float32/float64 go to BLAS (blas.h). A strided operand is handed to BLAS as
 // it lies, row-major or transposed (trans flag + leading dimension), and copied
-// only when neither describes it. float16/bfloat16 are computed in float32 and
+// only when neither describes it. bfloat16 goes to oneDNN's matmul (BF16
+// instructions, float32 accumulation: onednn_matmul.h) where it takes the
+// operands; float16, and bfloat16 otherwise, are computed in float32 and
 // rounded once at the end; integers run the reference loops of gemm_ref.h.
 
 #include <algorithm>
@@ -11,6 +13,7 @@
 #include "kernels/blas_layout.h"
 #include "kernels/dtype_dispatch.h"
 #include "cpu/gemm_ref.h"
+#include "cpu/onednn_matmul.h"
 #include "cpu/parallel.h"
 #include "dispatch/args/linalg.h"
 #include "dispatch/dispatcher.h"
@@ -91,6 +94,17 @@ void batched_gemm_ref(const Tensor& a, const Tensor& b, const Tensor& c, gemm_ac
   });
 }
 
+// bfloat16 through oneDNN's matmul (BF16 instructions, float32 accumulation); false
+// when it declines (onednn_matmul.h) and the float32 path below runs.
+bool bf16_onednn(const Tensor& a, const Tensor& b, const Tensor& c, float alpha, float beta) {
+  auto batch_of = [](const Tensor& t) {
+    return onednn::MatrixBatch{t.size(0), t.size(1), t.size(2), {t.stride(0), t.stride(1), t.stride(2)}};
+  };
+  return onednn::matmul_bf16(batch_of(a), static_cast<const BFloat16*>(a.data_ptr()), batch_of(b),
+                             static_cast<const BFloat16*>(b.data_ptr()), batch_of(c),
+                             static_cast<BFloat16*>(c.data_ptr()), alpha, beta);
+}
+
 // c = alpha * a @ b + beta * c over a batch: a [B,m,k], b [B,k,n], c [B,m,n].
 void batched_gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Scalar& alpha,
                   const Scalar& beta, const char* op) {
@@ -99,8 +113,12 @@ void batched_gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Scala
       return batched_gemm_blas<float>(a, b, c, alpha.to<float>(), beta.to<float>());
     case kFloat64:
       return batched_gemm_blas<double>(a, b, c, alpha.to_double(), beta.to_double());
-    case kFloat16:
-    case kBFloat16: {
+    case kBFloat16:
+      if (a.dtype() == kBFloat16 && b.dtype() == kBFloat16 &&
+          bf16_onednn(a, b, c, alpha.to<float>(), beta.to<float>()))
+        return;
+      [[fallthrough]];
+    case kFloat16: {
       Tensor c32 = c.to(kFloat32);
       batched_gemm_blas<float>(a.to(kFloat32), b.to(kFloat32), c32, alpha.to<float>(),
                                beta.to<float>());

@@ -33,6 +33,11 @@ struct AbsPowMap {
   EMBER_ALWAYS_INLINE Acc operator()(T v) const { return std::pow(std::abs(load<Acc>(v)), p); }
 };
 
+// pairwise_sum<float> of float16 values, each block of kPairwiseBlock widened with
+// F16C first (half_convert.h; the element-wise conversion does not vectorize): the
+// same blocks, lanes and order, so the same result (reduce_half.cpp).
+float pairwise_sum_half(const Half* p, int64_t n);
+
 // sum of map(v): pairwise for long contiguous runs.
 template <typename T, typename Acc, typename Map = CastTo<Acc>>
 struct SumOps {
@@ -42,7 +47,12 @@ struct SumOps {
   Acc identity() const { return Acc(0); }
   Acc step(Acc a, T v, int64_t) const { return a + map(v); }
   Acc combine(Acc a, Acc b) const { return a + b; }
-  Acc run(Acc a, const T* p, int64_t n, int64_t) const { return a + pairwise_sum_wide<Acc>(p, n, map); }
+  Acc run(Acc a, const T* p, int64_t n, int64_t) const {
+    if constexpr (std::is_same_v<T, Half> && std::is_same_v<Acc, float> && std::is_same_v<Map, CastTo<float>>)
+      return a + pairwise_sum_half(p, n);
+    else
+      return a + pairwise_sum_wide<Acc>(p, n, map);
+  }
   EMBER_VECTOR_CLONES void rows(Acc* acc, const T* row, int64_t n, int64_t) const {
     for (int64_t j = 0; j < n; ++j) acc[j] += map(row[j]);
   }
