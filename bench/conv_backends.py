@@ -3,7 +3,7 @@ and PyTorch, side by side in one process, per direction: forward,
 backward-data and backward-weights of float32 conv2d. The numbers behind the
 selection rule in lib/cpu/onednn_conv.cpp.
 
-    OMP_NUM_THREADS=2 PYTHONPATH=python:bench python bench/conv_backends.py [--quick] [--resnet]
+    OMP_NUM_THREADS=2 PYTHONPATH=python:bench python bench/conv_backends.py [--quick] [--resnet] [--only LABEL]
 
 --resnet times instead a ResNet-18 training step (fwd + bwd + SGD, the model of
 bench/cuda_conv.py on the CPU) at 28x28 and 112x112 on each backend and PyTorch.
@@ -30,6 +30,11 @@ SHAPES = [
     ("cases [32,3,32,32]->16", 32, 3, 32, 32, 16, 3, 1, 1, 1),
     ("cases [8,64,56,56]->64", 8, 64, 56, 56, 64, 3, 1, 1, 1),
     ("cases [64,16,14,14]->32", 64, 16, 14, 14, 32, 3, 1, 1, 1),
+    ("[32,3,32,32]->64 (K=27)", 32, 3, 32, 32, 64, 3, 1, 1, 1),
+    ("[32,8,32,32]->16 (K=72)", 32, 8, 32, 32, 16, 3, 1, 1, 1),
+    ("[32,16,32,32]->16 (K=144)", 32, 16, 32, 32, 16, 3, 1, 1, 1),
+    ("1x1 [8,64,56,56]->256", 8, 64, 56, 56, 256, 1, 1, 0, 1),
+    ("1x1 [32,256,14,14]->64", 32, 256, 14, 14, 64, 1, 1, 0, 1),
     ("r18@28 b64 conv1 7x7/2", 64, 3, 28, 28, 64, 7, 2, 3, 1),
     ("r18@28 b64 layer1 64@7", 64, 64, 7, 7, 64, 3, 1, 1, 1),
     ("r18@28 b64 layer2 s2 64->128", 64, 64, 7, 7, 128, 3, 2, 1, 1),
@@ -37,6 +42,9 @@ SHAPES = [
     ("r18@28 b64 layer3 256@2", 64, 256, 2, 2, 256, 3, 1, 1, 1),
     ("r18@28 b64 layer4 512@1", 64, 512, 1, 1, 512, 3, 1, 1, 1),
     ("r18@28 b64 down 1x1/2 64->128", 64, 64, 7, 7, 128, 1, 2, 0, 1),
+    ("r18@28 b64 down 1x1/2 128->256", 64, 128, 4, 4, 256, 1, 2, 0, 1),
+    ("r18@28 b64 layer3 s2 128->256", 64, 128, 4, 4, 256, 3, 2, 1, 1),
+    ("r18@28 b64 layer4 s2 256->512", 64, 256, 2, 2, 512, 3, 2, 1, 1),
     ("r18@28 b8 layer1 64@7", 8, 64, 7, 7, 64, 3, 1, 1, 1),
     ("r18@28 b8 layer3 256@2", 8, 256, 2, 2, 256, 3, 1, 1, 1),
     ("r18@224 b8 conv1 7x7/2", 8, 3, 224, 224, 64, 7, 2, 3, 1),
@@ -70,10 +78,10 @@ def best(fn, seconds=0.25, min_calls=5):
         gc.enable()
 
 
-def rows(quick):
+def rows(quick, only=()):
     rng = np.random.default_rng(0)
     for label, n, c, h, w, k, ker, s, p, g in SHAPES:
-        if quick and label not in QUICK:
+        if (quick and label not in QUICK) or (only and not any(o in label for o in only)):
             continue
         kh, kw = (ker, ker) if isinstance(ker, int) else ker
         ph, pw = (p, p) if isinstance(p, int) else p
@@ -149,12 +157,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--resnet", action="store_true")
+    ap.add_argument("--only", action="append", default=[], help="rows whose label contains this (repeatable)")
     args = ap.parse_args()
     print(f"threads {ember.get_num_threads()} / torch {torch.get_num_threads()}, oneDNN available: "
           f"{ember._C._onednn_conv_available()}")
     print("| shape | direction | im2col | onednn | auto | torch | torch/im2col | torch/onednn | torch/auto |")
     print("|---|---|---|---|---|---|---|---|---|")
-    for label, d, t in (resnet_rows() if args.resnet else rows(args.quick)):
+    for label, d, t in (resnet_rows() if args.resnet else rows(args.quick, args.only)):
         ms = {k: v * 1e3 for k, v in t.items()}
         print(f"| {label} | {d} | {ms['im2col']:.3f} | {ms['onednn']:.3f} | {ms['auto']:.3f} | {ms['torch']:.3f} | "
               f"{t['torch'] / t['im2col']:.2f} | {t['torch'] / t['onednn']:.2f} | {t['torch'] / t['auto']:.2f} |",

@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "ember/error.h"
+#include "cpu/parallel.h"
 #include "ember/ops/factories.h"
 
 #if __has_include(<oneapi/dnnl/dnnl.h>)
@@ -94,54 +95,116 @@ std::string conv_backend() {
 
 int64_t primitives_created() { return g_primitives_created.load(); }
 
-// The measured rule. bench/conv_backends.py and one-off shapes, 2-core AVX-512
-// Xeon, oneDNN 2.6, the fastest of many calls (the machine was shared: load 5-7,
-// so 1 thread, where a descheduled thread only pauses, gave the stable numbers),
-// time of im2col / time of oneDNN (above 1: oneDNN faster), fwd | bwd-data | bwd-weights:
+namespace {
+
+// Taps that read only padding. On maps smaller than the kernel most taps of a
+// padded kernel never touch the image: ResNet-18's 3x3 layers on a 1x1 map use
+// only the centre tap, the stride-2 one from 2x2 to 1x1 four of nine. oneDNN's
+// direct kernels skip such taps in their loops, but the weights are still
+// reordered whole (9.4 MB for 512x512x3x3, ~1 ms per call) and backward-weights
+// still computes zeros for them; so the problem is cut to the live taps before
+// oneDNN sees it: a smaller kernel, the padding reduced by the taps cut, the
+// weights read (or their gradient written) through strides into the full tensor,
+// the dead taps' gradient set to zero. Only leading and trailing runs of dead taps
+// are cut (a dead tap between live ones stays). The result is the same sum: the
+// cut taps only add products with padding zeros.
+struct Trimmed {
+  Conv2dShape s;          // kh, kw: the live taps; ph, pw: the left/top padding
+  int64_t pr_h, pr_w;     // the right/bottom padding
+  int64_t first_h, first_w;  // the first live tap in the full kernel
+  int64_t full_kh, full_kw;
+  bool cut() const { return s.kh != full_kh || s.kw != full_kw; }
+};
+
+// One dimension: image size `in`, output size `out`. Sets first/count/pad_l/pad_r
+// of the live taps; leaves the full kernel when nothing (or everything) is dead or
+// when the cut kernel would need a negative padding.
+void trim_dim(int64_t in, int64_t out, int64_t k, int64_t stride, int64_t pad, int64_t dil, int64_t& first,
+              int64_t& count, int64_t& pad_l, int64_t& pad_r) {
+  first = 0, count = k, pad_l = pad, pad_r = pad;
+  auto live = [&](int64_t t) {  // output o reads position o * stride + t * dil - pad
+    const int64_t off = t * dil - pad;
+    const int64_t o = off >= 0 ? 0 : (-off + stride - 1) / stride;  // the first o reading position >= 0
+    return o < out && o * stride + off < in;
+  };
+  int64_t a = 0, b = k - 1;
+  while (a <= b && !live(a)) ++a;
+  while (b >= a && !live(b)) --b;
+  if (a > b || (a == 0 && b == k - 1)) return;
+  const int64_t pl = pad - a * dil, keff = (b - a) * dil + 1;
+  // (out - 1) * stride + keff <= in + pl + pr < out * stride + keff, as oneDNN checks out's size
+  int64_t pr = (out - 1) * stride + keff - in - pl;
+  if (pr < 0) pr = 0;
+  if (pl < 0 || (in + pl + pr - keff) / stride + 1 != out) return;
+  first = a, count = b - a + 1, pad_l = pl, pad_r = pr;
+}
+
+Trimmed trim(const Conv2dShape& s) {
+  Trimmed t{s, s.ph, s.pw, 0, 0, s.kh, s.kw};
+  trim_dim(s.height, s.out_h, s.kh, s.sh, s.ph, s.dh, t.first_h, t.s.kh, t.s.ph, t.pr_h);
+  trim_dim(s.width, s.out_w, s.kw, s.sw, s.pw, s.dw, t.first_w, t.s.kw, t.s.pw, t.pr_w);
+  return t;
+}
+
+}  // namespace
+
+// The measured rule. bench/conv_backends.py and bench/conv_resnet_layers.py, AMD
+// EPYC (AVX-512), 2 cores, oneDNN 2.6 with its direct kernels and the cut taps
+// (above), the fastest of many calls, 1 thread (the machine was shared: a busy
+// second core stalls every 2-thread call by a time slice), time of im2col / time
+// of oneDNN (above 1: oneDNN faster), fwd | bwd-data | bwd-weights:
 //
-//   [32,1,8,8] -> 16 3x3 (digits CNN conv1, 0.3M MACs)   0.26 | 0.15 | 0.13
-//   [32,16,4,4] -> 32 3x3 (digits CNN conv2, 2.4M MACs)  2.8  | 1.7  | 3.5
-//   [32,3,32,32] -> 16 3x3 (K = 27)                       0.19 | 0.25 | 0.37
-//   [32,3,32,32] -> 64 3x3 (K = 27)                       0.21 | 0.26 | 0.62
-//   [32,8,32,32] -> 16 3x3 (K = 72)                       0.50 | 0.62 | 0.76
-//   [32,16,32,32] -> 16 3x3 (K = 144)                     0.95 | 1.29 | 1.37
-//   [64,3,28,28] -> 64 7x7/2 (K = 147; ResNet's stem)      2.0  | 0.16 | 2.5
-//   [8,3,224,224] -> 64 7x7/2                              1.6  | 0.37 | 1.4
-//   [64,64,7,7] -> 64 3x3 (ResNet-18 layer1 at 28x28)     2.4  | 2.0  | 3.0
-//   [64,128,4,4] -> 128 3x3                                14   | 10   | 19
-//   [64,256,2,2] -> 256 3x3 (map smaller than the kernel)  0.87 | 4.6  | 4.8
-//   [64,512,1,1] -> 512 3x3                                0.19 | 1.1  | 2.3
-//   [64,64,7,7] -> 128 1x1/2 (downsample)                  1.1  | 0.55 | 1.5
-//   [8,64,56,56] -> 64 3x3                                 0.9-1.2 | 1.0-1.6 | 1.1-1.2
-//   depthwise 3x3 [8,32,56,56], [32,128,14,14]             1.4-2.3 | 2.9 | 1.4-2.1
+//   [32,1,8,8] -> 16 3x3 (digits CNN conv1, 0.3M MACs)   1.5  | 0.18 | 1.4
+//   [32,16,4,4] -> 32 3x3 (digits CNN conv2, 2.4M MACs)  3.0  | 1.7  | 3.0
+//   [32,3,32,32] -> 64 3x3 (K = 27)                       0.81 | 0.22 | 3.8
+//   [32,8,32,32] -> 16 3x3 (K = 72)                       0.93 | 0.67 | 1.7
+//   [32,16,32,32] -> 16 3x3 (K = 144)                     0.95 | 1.3  | 1.6
+//   [64,3,28,28] -> 64 7x7/2 (ResNet's stem)              1.8  | 0.28 | 2.0
+//   [64,64,7,7] -> 64 3x3 (ResNet-18 layer1 at 28x28)     1.7  | 2.1  | 1.6
+//   [64,256,2,2] -> 256 3x3 (map smaller than the kernel) 2.1  | 8.1  | 2.6
+//   [64,256,2,2] -> 512 3x3/2 (4 of 9 taps live)          1.6  | 2.2  | 7.1
+//   [64,512,1,1] -> 512 3x3 (the centre tap only)         7.4  | 12   | 35
+//   [64,64,7,7] -> 128 1x1/2 (downsample)                 1.3  | 0.68 | 1.5
+//   [64,128,4,4] -> 256 1x1/2                             1.1  | 1.6  | 2.2
+//   [8,64,56,56] -> 256 1x1 (a plain matrix product)      0.72 | 0.68 | 1.1
+//   [32,256,14,14] -> 64 1x1                              0.87 | 0.96 | 1.04
+//   [8,64,56,56] -> 64 3x3, [8,512,7,7] -> 512 3x3        1.1-1.3 | 1.2-1.6 | 1.1-1.3
+//   depthwise 3x3 [8,32,56,56], [32,128,14,14]             2.3-3.8 | 2.7-3.6 | 2.8-4.4
 //
-// So: tiny problems stay with im2col (oneDNN's per-call cost, ~0.08 ms of
-// reorders and setup, is larger than the work; im2col also runs them on the
-// calling thread, without a parallel region); so do dense convolutions with
-// few input channels per output (K = C_in/g * kh * kw < 128: oneDNN pads the
-// channels to blocks of 16), except depthwise ones, which oneDNN does well;
-// the backward-data of a layer with few input channels (as ResNet's stem) or
-// a 1x1 kernel; and the forward where the output map is smaller than the
-// kernel (most taps read padding). Everything else goes to oneDNN.
+// So: tiny problems stay with im2col (oneDNN's per-call cost, reorders and setup,
+// is larger than the work; im2col also runs them on the calling thread, without a
+// parallel region); so do 1x1 stride-1 convolutions without padding, forward and
+// backward-data (im2col's path is one plain matrix product there); the forward and
+// backward-data of dense convolutions with few input channels per output
+// (K = C_in/g * kh * kw < 128 after the cut: oneDNN pads the channels to blocks of
+// 16), except the forward of strided 1x1 kernels and depthwise convolutions, which
+// oneDNN does well; and the backward-data of a strided 1x1 kernel with fewer than
+// 128 input channels. Everything else, and every backward-weights, goes to oneDNN.
 constexpr int64_t kMinOnednnMacs = int64_t(1) << 20;
 constexpr int64_t kMinColumnRows = 128;
 constexpr int64_t kMinBackwardDataChannels = 16;
+constexpr int64_t kMinStrided1x1BackwardDataChannels = 128;
 
-bool prefer_onednn(const Conv2dShape& s, ConvDirection d) {
+bool prefer_onednn(const Conv2dShape& full, ConvDirection d) {
   switch (forced_backend().load()) {
     case Backend::im2col: return false;
     case Backend::onednn: return true;
     default: break;
   }
+  const Conv2dShape s = trim(full).s;  // the work oneDNN would do
   const int64_t in_per_group = s.in_channels / std::max<int64_t>(s.groups, 1);
   const int64_t taps = s.kh * s.kw;
   const int64_t macs = s.batch * s.out_channels * in_per_group * taps * s.out_h * s.out_w;
   const bool depthwise = s.groups > 1 && in_per_group == 1;
+  const bool one_by_one = full.kh == 1 && full.kw == 1;
+  const bool pointwise = one_by_one && full.sh == 1 && full.sw == 1 && full.ph == 0 && full.pw == 0;
+  const bool few_rows = !depthwise && in_per_group * taps < kMinColumnRows;
   if (macs < kMinOnednnMacs) return false;
-  if (!depthwise && in_per_group * taps < kMinColumnRows) return false;
   switch (d) {
-    case ConvDirection::forward: return s.out_h * s.out_w >= taps;
-    case ConvDirection::backward_data: return depthwise || (in_per_group >= kMinBackwardDataChannels && taps > 1);
+    case ConvDirection::forward: return !pointwise && (!few_rows || one_by_one);
+    case ConvDirection::backward_data:
+      return depthwise || (!pointwise && !few_rows && in_per_group >= kMinBackwardDataChannels &&
+                           (!one_by_one || in_per_group >= kMinStrided1x1BackwardDataChannels));
     case ConvDirection::backward_weights: return true;
   }
   return true;
@@ -156,7 +219,7 @@ namespace {
   X(dnnl_version) X(dnnl_engine_create) X(dnnl_stream_create) X(dnnl_stream_destroy)                 \
   X(dnnl_stream_wait) X(dnnl_memory_desc_init_by_tag) X(dnnl_memory_desc_equal)                      \
   X(dnnl_memory_desc_get_size) X(dnnl_memory_create) X(dnnl_memory_destroy)                          \
-  X(dnnl_dilated_convolution_forward_desc_init) X(dnnl_dilated_convolution_backward_data_desc_init)  \
+  X(dnnl_memory_desc_init_by_strides) X(dnnl_dilated_convolution_forward_desc_init) X(dnnl_dilated_convolution_backward_data_desc_init)  \
   X(dnnl_dilated_convolution_backward_weights_desc_init) X(dnnl_primitive_attr_create)               \
   X(dnnl_primitive_attr_destroy) X(dnnl_primitive_attr_set_scratchpad_mode)                          \
   X(dnnl_primitive_desc_create) X(dnnl_primitive_desc_destroy) X(dnnl_primitive_desc_query_md)       \
@@ -258,19 +321,23 @@ struct Descs {
   dnnl_dims_t strides, dilates, pad_l, pad_r;
 };
 
-bool make_descs(const Conv2dShape& s, bool has_bias, Descs& d) {
+bool make_descs(const Trimmed& t, bool has_bias, Descs& d) {
   const Api& A = api();
-  const int64_t g = s.groups;
+  const Conv2dShape& s = t.s;
+  const int64_t g = s.groups, opg = s.out_channels / g, ipg = s.in_channels / g;
   dnnl_dims_t xd = {s.batch, s.in_channels, s.height, s.width};
   dnnl_dims_t yd = {s.batch, s.out_channels, s.out_h, s.out_w};
-  dnnl_dims_t wd = {g, s.out_channels / g, s.in_channels / g, s.kh, s.kw};
+  dnnl_dims_t wd = {g, opg, ipg, s.kh, s.kw};
   dnnl_dims_t w1 = {s.out_channels, s.in_channels, s.kh, s.kw};
   dnnl_dims_t bd = {s.out_channels};
+  // ember's weights: the live taps of the full [g, opg, ipg, kh, kw] tensor (plain goihw/oihw when none is cut)
+  const int64_t plane = t.full_kh * t.full_kw;
+  dnnl_dims_t ws = {opg * ipg * plane, ipg * plane, plane, t.full_kw, 1};
   bool grouped = g > 1;
   bool ok = A.dnnl_memory_desc_init_by_tag(&d.x, 4, xd, dnnl_f32, dnnl_nchw) == dnnl_success &&
             A.dnnl_memory_desc_init_by_tag(&d.y, 4, yd, dnnl_f32, dnnl_nchw) == dnnl_success &&
-            A.dnnl_memory_desc_init_by_tag(&d.w, grouped ? 5 : 4, grouped ? wd : w1, dnnl_f32,
-                                           grouped ? dnnl_goihw : dnnl_oihw) == dnnl_success &&
+            A.dnnl_memory_desc_init_by_strides(&d.w, grouped ? 5 : 4, grouped ? wd : w1, dnnl_f32,
+                                               grouped ? ws : ws + 1) == dnnl_success &&
             A.dnnl_memory_desc_init_by_tag(&d.b, 1, bd, dnnl_f32, dnnl_x) == dnnl_success &&
             A.dnnl_memory_desc_init_by_tag(&d.x_any, 4, xd, dnnl_f32, dnnl_format_tag_any) == dnnl_success &&
             A.dnnl_memory_desc_init_by_tag(&d.y_any, 4, yd, dnnl_f32, dnnl_format_tag_any) == dnnl_success &&
@@ -278,9 +345,9 @@ bool make_descs(const Conv2dShape& s, bool has_bias, Descs& d) {
                                            dnnl_format_tag_any) == dnnl_success;
   (void)has_bias;
   // oneDNN's dilation counts the gaps (0 = dense). The right padding equals the
-  // left: oneDNN checks (H - k_eff + pl + pr) / s + 1 == OH with integer
-  // division, as conv2d computes OH, so rows the stride skips need no trimming.
-  int64_t vals[4][2] = {{s.sh, s.sw}, {s.dh - 1, s.dw - 1}, {s.ph, s.pw}, {s.ph, s.pw}};
+  // left unless taps were cut (trim): oneDNN checks (H - k_eff + pl + pr) / s + 1 == OH
+  // with integer division, as conv2d computes OH, so rows the stride skips need no trimming.
+  int64_t vals[4][2] = {{s.sh, s.sw}, {s.dh - 1, s.dw - 1}, {s.ph, s.pw}, {t.pr_h, t.pr_w}};
   int64_t* outs[4] = {d.strides, d.dilates, d.pad_l, d.pad_r};
   for (int i = 0; i < 4; ++i) {
     outs[i][0] = vals[i][0];
@@ -289,12 +356,29 @@ bool make_descs(const Conv2dShape& s, bool has_bias, Descs& d) {
   return ok;
 }
 
+// The algorithm asked of oneDNN. `auto` lets oneDNN 2.6 pick Winograd
+// (jit_wino_4x3) for every 3x3 stride-1 layer of 64+ channels, also on maps of
+// 1x1 to 4x4 where its 6x6 tiles are mostly padding: ResNet-18's 512-channel
+// 1x1-map layer took 9.5 ms forward against 0.8 ms with the direct kernel
+// (DNNL_VERBOSE, 2 threads). PyTorch's oneDNN 3 runs the direct jit:avx512_core
+// kernels on all of ResNet-18's layers. EMBER_ONEDNN_CONV_ALGO=auto|winograd
+// (read once) is there to compare, bench/conv_backends.py.
+dnnl_alg_kind_t conv_algorithm() {
+  static const dnnl_alg_kind_t alg = [] {
+    const char* v = std::getenv("EMBER_ONEDNN_CONV_ALGO");
+    if (v && std::strcmp(v, "auto") == 0) return dnnl_convolution_auto;
+    if (v && std::strcmp(v, "winograd") == 0) return dnnl_convolution_winograd;
+    return dnnl_convolution_direct;
+  }();
+  return alg;
+}
+
 // The forward primitive descriptor (also the hint the backward ones need).
 bool forward_pd(const Descs& d, bool has_bias, bool any, const_dnnl_primitive_attr_t attr, PdGuard& pd) {
   const Api& A = api();
   dnnl_convolution_desc_t cd;
   if (A.dnnl_dilated_convolution_forward_desc_init(
-          &cd, dnnl_forward_training, dnnl_convolution_auto, any ? &d.x_any : &d.x, any ? &d.w_any : &d.w,
+          &cd, dnnl_forward_training, conv_algorithm(), any ? &d.x_any : &d.x, any ? &d.w_any : &d.w,
           has_bias ? &d.b : nullptr, any ? &d.y_any : &d.y, d.strides, d.dilates, d.pad_l, d.pad_r) != dnnl_success)
     return false;
   return A.dnnl_primitive_desc_create(&pd.pd, &cd, attr, A.engine, nullptr) == dnnl_success;
@@ -303,7 +387,7 @@ bool forward_pd(const Descs& d, bool has_bias, bool any, const_dnnl_primitive_at
 std::shared_ptr<Prepared> prepare(const Conv2dShape& s, ConvDirection dir, bool has_bias) {
   const Api& A = api();
   Descs d;
-  if (!make_descs(s, has_bias, d)) return nullptr;
+  if (!make_descs(trim(s), has_bias, d)) return nullptr;
   AttrGuard attr;
   if (A.dnnl_primitive_attr_create(&attr.attr) != dnnl_success ||
       A.dnnl_primitive_attr_set_scratchpad_mode(attr.attr, dnnl_scratchpad_mode_user) != dnnl_success)
@@ -322,7 +406,7 @@ std::shared_ptr<Prepared> prepare(const Conv2dShape& s, ConvDirection dir, bool 
     p->bias_md = d.b;
   } else if (dir == ConvDirection::backward_data) {
     if (!forward_pd(d, false, any, nullptr, fwd)) return nullptr;
-    if (A.dnnl_dilated_convolution_backward_data_desc_init(&cd, dnnl_convolution_auto, any ? &d.x_any : &d.x,
+    if (A.dnnl_dilated_convolution_backward_data_desc_init(&cd, conv_algorithm(), any ? &d.x_any : &d.x,
                                                            any ? &d.w_any : &d.w, any ? &d.y_any : &d.y,
                                                            d.strides, d.dilates, d.pad_l, d.pad_r) != dnnl_success ||
         A.dnnl_primitive_desc_create(&pd.pd, &cd, attr.attr, A.engine, fwd.pd) != dnnl_success)
@@ -333,7 +417,7 @@ std::shared_ptr<Prepared> prepare(const Conv2dShape& s, ConvDirection dir, bool 
   } else {
     if (!forward_pd(d, false, any, nullptr, fwd)) return nullptr;
     if (A.dnnl_dilated_convolution_backward_weights_desc_init(
-            &cd, dnnl_convolution_auto, any ? &d.x_any : &d.x, any ? &d.w_any : &d.w, nullptr,
+            &cd, conv_algorithm(), any ? &d.x_any : &d.x, any ? &d.w_any : &d.w, nullptr,
             any ? &d.y_any : &d.y, d.strides, d.dilates, d.pad_l, d.pad_r) != dnnl_success ||
         A.dnnl_primitive_desc_create(&pd.pd, &cd, attr.attr, A.engine, fwd.pd) != dnnl_success)
       return nullptr;
@@ -477,20 +561,34 @@ bool execute(const Conv2dShape& s, ConvDirection dir, const void* in0, const voi
   return A.dnnl_stream_wait(stream) == dnnl_success;
 }
 
+// Where the live taps (trim) start in a weight tensor of the full kernel.
+int64_t live_tap_offset(const Conv2dShape& s) {
+  const Trimmed t = trim(s);
+  return t.first_h * t.full_kw + t.first_w;
+}
+
 }  // namespace
 
 bool onednn_available() { return api().ok; }
 
 bool conv2d_forward(const Conv2dShape& s, const float* x, const float* w, const float* bias, float* y) {
-  return execute(s, ConvDirection::forward, x, w, bias, y);
+  return execute(s, ConvDirection::forward, x, w + live_tap_offset(s), bias, y);
 }
 
 bool conv2d_backward_data(const Conv2dShape& s, const float* gy, const float* w, float* gx) {
-  return execute(s, ConvDirection::backward_data, gy, w, nullptr, gx);
+  return execute(s, ConvDirection::backward_data, gy, w + live_tap_offset(s), nullptr, gx);
 }
 
 bool conv2d_backward_weights(const Conv2dShape& s, const float* x, const float* gy, float* gw) {
-  return execute(s, ConvDirection::backward_weights, x, gy, nullptr, gw);
+  const Trimmed t = trim(s);
+  if (t.cut() && api().ok) {
+    // The cut taps' gradient is zero; the primitive writes only the live ones.
+    const int64_t rows = s.out_channels * (s.in_channels / s.groups), plane = t.full_kh * t.full_kw;
+    parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / plane), [&](int64_t r0, int64_t r1) {
+      std::memset(gw + r0 * plane, 0, static_cast<size_t>((r1 - r0) * plane) * sizeof(float));
+    });
+  }
+  return execute(s, ConvDirection::backward_weights, x, gy, nullptr, gw + t.first_h * t.full_kw + t.first_w);
 }
 
 #else  // no oneDNN 2.x headers at build time: always the im2col path
