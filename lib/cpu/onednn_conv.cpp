@@ -1,10 +1,8 @@
 // float32 2-d convolutions through oneDNN (see onednn_conv.h).
 //
-// Loading: oneDNN is opened with dlopen on first use, as blas.cpp opens it for
-// sgemm (Note [BLAS loading] in blas.h), so ember builds and runs without it and
-// then always takes the im2col path. Only the 2.x C API is used (its header
-// gives the types; the functions are looked up by name), and a library of
-// another major version is not used.
+// Loading: oneDNN is opened on first use (onednn_api.h, shared with the bfloat16
+// products), so ember builds and runs without it and then always takes the im2col
+// path.
 //
 // Caching: building a primitive costs 0.1-1 ms (jit code generation), as much
 // as running a small convolution, so each (direction, shapes, strides, padding,
@@ -28,7 +26,6 @@
 // inside a parallel region it runs on the calling thread.
 #include "cpu/onednn_conv.h"
 
-#include <dlfcn.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -46,12 +43,7 @@
 #include "cpu/parallel.h"
 #include "ember/ops/factories.h"
 
-#if __has_include(<oneapi/dnnl/dnnl.h>)
-#include <oneapi/dnnl/dnnl.h>
-#define EMBER_HAVE_DNNL_HEADERS 1
-#else
-#define EMBER_HAVE_DNNL_HEADERS 0
-#endif
+#include "cpu/onednn_api.h"
 
 namespace ember::cpu::onednn {
 
@@ -210,66 +202,9 @@ bool prefer_onednn(const Conv2dShape& full, ConvDirection d) {
   return true;
 }
 
-#if EMBER_HAVE_DNNL_HEADERS && defined(DNNL_VERSION_MAJOR) && DNNL_VERSION_MAJOR == 2
+#if EMBER_DNNL_USABLE
 
 namespace {
-
-// The C API functions used, looked up by name in the opened library.
-#define EMBER_DNNL_FUNCTIONS(X)                                                                      \
-  X(dnnl_version) X(dnnl_engine_create) X(dnnl_stream_create) X(dnnl_stream_destroy)                 \
-  X(dnnl_stream_wait) X(dnnl_memory_desc_init_by_tag) X(dnnl_memory_desc_equal)                      \
-  X(dnnl_memory_desc_get_size) X(dnnl_memory_create) X(dnnl_memory_destroy)                          \
-  X(dnnl_memory_desc_init_by_strides) X(dnnl_dilated_convolution_forward_desc_init) X(dnnl_dilated_convolution_backward_data_desc_init)  \
-  X(dnnl_dilated_convolution_backward_weights_desc_init) X(dnnl_primitive_attr_create)               \
-  X(dnnl_primitive_attr_destroy) X(dnnl_primitive_attr_set_scratchpad_mode)                          \
-  X(dnnl_primitive_desc_create) X(dnnl_primitive_desc_destroy) X(dnnl_primitive_desc_query_md)       \
-  X(dnnl_reorder_primitive_desc_create) X(dnnl_primitive_create) X(dnnl_primitive_destroy)           \
-  X(dnnl_primitive_execute)
-
-struct Api {
-#define EMBER_DNNL_POINTER(name) decltype(&::name) name = nullptr;
-  EMBER_DNNL_FUNCTIONS(EMBER_DNNL_POINTER)
-#undef EMBER_DNNL_POINTER
-  dnnl_engine_t engine = nullptr;
-  bool ok = false;
-};
-
-Api load_api() {
-  Api a;
-  void* h = nullptr;
-  for (const char* name : {"libdnnl.so.2", "libdnnl.so"})
-    if ((h = dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
-  if (!h) return a;
-  bool all = true;
-#define EMBER_DNNL_LOOKUP(name)                                      \
-  a.name = reinterpret_cast<decltype(a.name)>(dlsym(h, #name));      \
-  all = all && a.name != nullptr;
-  EMBER_DNNL_FUNCTIONS(EMBER_DNNL_LOOKUP)
-#undef EMBER_DNNL_LOOKUP
-  if (!all || a.dnnl_version()->major != 2) return a;
-  if (a.dnnl_engine_create(&a.engine, dnnl_cpu, 0) != dnnl_success) return a;
-  a.ok = true;
-  return a;
-}
-
-const Api& api() {
-  static const Api a = load_api();
-  return a;
-}
-
-// A CPU stream per thread (a stream is not meant to be shared between threads).
-dnnl_stream_t thread_stream() {
-  struct Holder {
-    dnnl_stream_t s = nullptr;
-    ~Holder() {
-      if (s) api().dnnl_stream_destroy(s);
-    }
-  };
-  thread_local Holder h;
-  if (!h.s && api().dnnl_stream_create(&h.s, api().engine, dnnl_stream_default_flags) != dnnl_success)
-    h.s = nullptr;
-  return h.s;
-}
 
 // A convolution primitive with the reorders around it. Operands are numbered
 // 0 and 1 (the inputs) and 2 (the output); `args` are their DNNL_ARG_* names.

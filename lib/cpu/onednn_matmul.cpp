@@ -1,8 +1,8 @@
 // bfloat16 matmul through oneDNN (onednn_matmul.h).
 //
-// Loading as in onednn_conv.cpp: the 2.x C API, functions looked up by name in the
-// library opened with dlopen, so ember builds and runs without oneDNN (then the
-// float32 fallback of matmul.cpp runs).
+// Loading: oneDNN is opened on first use (onednn_api.h, shared with the
+// convolutions), so ember builds and runs without it (then the float32 fallback of
+// matmul.cpp runs).
 //
 // Layouts: ember's strided operands are described to oneDNN by their strides, so
 // a transposed weight (linear's w.t()) or a batch of slices is read in place.
@@ -21,7 +21,6 @@
 // as ember sets them), one thread inside a parallel region.
 #include "cpu/onednn_matmul.h"
 
-#include <dlfcn.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -38,73 +37,13 @@
 #include "cpu/thread_pool.h"
 #include "ember/ops/factories.h"
 
-#if __has_include(<oneapi/dnnl/dnnl.h>)
-#include <oneapi/dnnl/dnnl.h>
-#define EMBER_HAVE_DNNL_HEADERS 1
-#else
-#define EMBER_HAVE_DNNL_HEADERS 0
-#endif
+#include "cpu/onednn_api.h"
 
 namespace ember::cpu::onednn {
 
-#if EMBER_HAVE_DNNL_HEADERS && defined(DNNL_VERSION_MAJOR) && DNNL_VERSION_MAJOR == 2
+#if EMBER_DNNL_USABLE
 
 namespace {
-
-#define EMBER_DNNL_MATMUL_FUNCTIONS(X)                                                            \
-  X(dnnl_version) X(dnnl_engine_create) X(dnnl_stream_create) X(dnnl_stream_destroy)              \
-  X(dnnl_stream_wait) X(dnnl_memory_desc_init_by_strides) X(dnnl_memory_desc_get_size)            \
-  X(dnnl_memory_create) X(dnnl_memory_destroy) X(dnnl_matmul_desc_init)                           \
-  X(dnnl_primitive_attr_create) X(dnnl_primitive_attr_destroy)                                    \
-  X(dnnl_primitive_attr_set_scratchpad_mode) X(dnnl_primitive_attr_set_output_scales)             \
-  X(dnnl_primitive_attr_set_post_ops) X(dnnl_post_ops_create) X(dnnl_post_ops_destroy)            \
-  X(dnnl_post_ops_append_sum) X(dnnl_primitive_desc_create) X(dnnl_primitive_desc_destroy)        \
-  X(dnnl_primitive_desc_query) X(dnnl_primitive_desc_query_md) X(dnnl_primitive_create)           \
-  X(dnnl_primitive_destroy) X(dnnl_primitive_execute)
-
-struct Api {
-#define EMBER_DNNL_POINTER(name) decltype(&::name) name = nullptr;
-  EMBER_DNNL_MATMUL_FUNCTIONS(EMBER_DNNL_POINTER)
-#undef EMBER_DNNL_POINTER
-  dnnl_engine_t engine = nullptr;
-  bool ok = false;
-};
-
-Api load_api() {
-  Api a;
-  void* h = nullptr;
-  for (const char* name : {"libdnnl.so.2", "libdnnl.so"})
-    if ((h = dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
-  if (!h) return a;
-  bool all = true;
-#define EMBER_DNNL_LOOKUP(name)                                 \
-  a.name = reinterpret_cast<decltype(a.name)>(dlsym(h, #name)); \
-  all = all && a.name != nullptr;
-  EMBER_DNNL_MATMUL_FUNCTIONS(EMBER_DNNL_LOOKUP)
-#undef EMBER_DNNL_LOOKUP
-  if (!all || a.dnnl_version()->major != 2) return a;
-  if (a.dnnl_engine_create(&a.engine, dnnl_cpu, 0) != dnnl_success) return a;
-  a.ok = true;
-  return a;
-}
-
-const Api& api() {
-  static const Api a = load_api();
-  return a;
-}
-
-dnnl_stream_t thread_stream() {
-  struct Holder {
-    dnnl_stream_t s = nullptr;
-    ~Holder() {
-      if (s) api().dnnl_stream_destroy(s);
-    }
-  };
-  thread_local Holder h;
-  if (!h.s && api().dnnl_stream_create(&h.s, api().engine, dnnl_stream_default_flags) != dnnl_success)
-    h.s = nullptr;
-  return h.s;
-}
 
 struct Prepared {
   dnnl_primitive_t prim = nullptr;
