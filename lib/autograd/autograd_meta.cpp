@@ -72,4 +72,12 @@ Tensor zeros_for(const Node::OutputMeta& m) {
   return zeros(IntList(m.sizes.begin(), m.sizes.end()), TensorOptions(m.dtype).device(m.device));
 }
 
+Tensor alias_without_history(const Tensor& t) {
+  const TensorImpl& impl = *t.impl();
+  auto alias = make_intrusive<TensorImpl>(impl.storage(), impl.storage_offset(), impl.sizes(),
+                                          impl.strides(), impl.dtype());
+  alias->is_wrapped_number = impl.is_wrapped_number;
+  return Tensor(std::move(alias));
+}
+
 }  // namespace ember::autograd

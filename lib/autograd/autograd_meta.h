@@ -75,6 +75,11 @@ int next_hook_id();
 Node::OutputMeta output_meta_of(const Tensor& t);
 // The gradient of an output no gradient reached.
 Tensor zeros_for(const Node::OutputMeta& m);
+// A new handle on t's memory and geometry without autograd state: detach() without
+// the dispatcher (it would record a view, only to drop it), for the hot paths that
+// save tensors (saved_tensor.cpp, lib/remat). It keeps whether t is a wrapped Python
+// number, which type promotion reads.
+Tensor alias_without_history(const Tensor& t);
 
 }  // namespace autograd
 }  // namespace ember

@@ -11,6 +11,7 @@
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/views.h"
+#include "kernels/dense_layout.h"
 
 namespace ember::autograd {
 
@@ -170,21 +171,6 @@ Tensor AccumulateGrad::run_leaf_hooks(const Tensor& leaf, Tensor grad) {
 }
 
 namespace {
-
-// Whether t's elements are each stored once, without gaps (any order of dims).
-bool dense_and_non_overlapping(const Tensor& t) {
-  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size) of the dims of size > 1
-  for (int64_t d = 0; d < t.dim(); ++d)
-    if (t.size(d) != 1) dims.emplace_back(t.stride(d), t.size(d));
-  std::sort(dims.begin(), dims.end());
-  int64_t expected = 1;
-  for (const auto& [stride, size] : dims) {
-    if (size == 0) return true;
-    if (stride != expected) return false;
-    expected *= size;
-  }
-  return true;
-}
 
 // PyTorch's layout contract for .grad: the leaf's strides where the leaf is dense and
 // non-overlapping, contiguous otherwise.

@@ -8,14 +8,6 @@
 namespace ember::autograd {
 namespace {
 
-// A new handle on t's memory without autograd state: detach() without the
-// dispatcher (it would record a view, only to drop it), as saving is hot.
-Tensor bare_alias(const Tensor& t) {
-  const TensorImpl& impl = *t.impl();
-  return Tensor(make_intrusive<TensorImpl>(impl.storage(), impl.storage_offset(), impl.sizes(),
-                                           impl.strides(), impl.dtype()));
-}
-
 // This thread's pack hooks, innermost last, and the disabling message, if any.
 thread_local std::vector<PackHook> t_pack_hooks;
 thread_local std::vector<std::string> t_disabled;
@@ -56,7 +48,7 @@ SavedTensor::SavedTensor(const Tensor& t, bool is_output, uint32_t output_nr)
   if (const PackHook* pack = current_pack_hook()) {
     EMBER_CHECK(t_disabled.empty(), t_disabled.empty() ? std::string() : t_disabled.back());
     // The hook sees the tensor without its history for an output (as PyTorch's does).
-    packed_ = (*pack)(is_output ? bare_alias(t) : t);
+    packed_ = (*pack)(is_output ? alias_without_history(t) : t);
     EMBER_CHECK(packed_ != nullptr, "saved_tensors_hooks: the pack hook returned nothing");
     EMBER_CHECK(t.version() == version_,
                 "A saved tensor pack hook is modifying its input in place. Tensors provided as input to "
@@ -77,7 +69,7 @@ SavedTensor::SavedTensor(const Tensor& t, bool is_output, uint32_t output_nr)
   }
   // An output is kept as a plain alias: holding it with its grad_fn would make
   // the node own itself. unpack() restores the history.
-  data_ = is_output ? bare_alias(t) : t;
+  data_ = is_output ? alias_without_history(t) : t;
 }
 
 Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner) const {
@@ -87,7 +79,7 @@ Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner) const {
     Tensor t = packed_->unpack();
     EMBER_CHECK(t.defined(), "saved_tensors_hooks: the unpack hook did not return a tensor");
     if (!requires_grad_) return t;
-    Tensor with_history = bare_alias(t);
+    Tensor with_history = alias_without_history(t);
     if (is_output_) set_history(with_history, owner, output_nr_);
     else if (input_edge_.is_valid()) set_history(with_history, input_edge_.function, input_edge_.input_nr);
     return with_history;
@@ -95,7 +87,7 @@ Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner) const {
   if (ref_) return unpack_budgeted(owner);
   check_version(data_, owner);
   if (!is_output_ || !requires_grad_) return data_;
-  Tensor t = bare_alias(data_);
+  Tensor t = alias_without_history(data_);
   set_history(t, owner, output_nr_);
   return t;
 }

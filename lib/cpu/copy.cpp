@@ -4,6 +4,7 @@
 #include <cstring>
 #include <utility>
 
+#include "kernels/dense_layout.h"
 #include "kernels/dtype_dispatch.h"
 #include "kernels/float_to_int.h"
 #include "cpu/float_to_int_convert.h"
@@ -16,22 +17,6 @@ namespace ember::cpu {
 
 namespace {
 
-// Whether t's elements fill a block of memory without gaps, in some order of its
-// dims (a contiguous tensor, or a transposed/permuted one), starting at data_ptr().
-bool dense_block(const Tensor& t) {
-  if (t.is_contiguous()) return true;
-  SmallVector<std::pair<int64_t, int64_t>, 8> dims;  // (stride, size) of the dims that move
-  for (int64_t d = 0; d < t.dim(); ++d)
-    if (t.size(d) != 1) dims.push_back({t.stride(d), t.size(d)});
-  std::sort(dims.begin(), dims.end());
-  int64_t expected = 1;
-  for (auto [stride, size] : dims) {
-    if (stride != expected) return false;
-    expected *= size;
-  }
-  return true;
-}
-
 // Whether dst[i] and src[i] lie at the same offset of two dense blocks, so that the
 // copy is one flat pass over the blocks: both contiguous, or both laid out alike
 // (the same shape and strides, as a gradient copied into a transposed view).
@@ -41,7 +26,7 @@ bool flat_alike(const Tensor& dst, const Tensor& src) {
   if (dst.sizes() != src.sizes()) return false;
   for (int64_t d = 0; d < dst.dim(); ++d)
     if (dst.size(d) != 1 && dst.stride(d) != src.stride(d)) return false;
-  return dense_block(dst);
+  return dense_and_non_overlapping(dst);
 }
 
 // Fast path: same dtype, flat_alike -> memcpy in parallel chunks.

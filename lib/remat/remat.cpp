@@ -3,6 +3,7 @@
 // its bookkeeping; budget.cpp the public switches and counters.
 #include "remat/remat.h"
 
+#include "autograd/autograd_meta.h"
 #include "dispatch/args/nn.h"
 #include "dispatch/op_ids/nn.h"
 #include "dispatch/op_schema.h"
@@ -22,17 +23,6 @@ uint64_t g_clock = 0;            // counts calls: "time" for the staleness of a 
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-// A new handle on t's memory and geometry, without autograd state; it keeps the flags
-// that ops read (a Python number's lower priority in type promotion, inference mode).
-Tensor bare_alias(const Tensor& t) {
-  const TensorImpl& impl = *t.impl();
-  auto alias = make_intrusive<TensorImpl>(impl.storage(), impl.storage_offset(), impl.sizes(),
-                                          impl.strides(), impl.dtype());
-  alias->is_wrapped_number = impl.is_wrapped_number;
-  alias->is_inference = impl.is_inference;
-  return Tensor(std::move(alias));
 }
 
 Record* find_record(const Storage* s) {
@@ -116,7 +106,7 @@ double neighbourhood_cost(const Record& r) {
     const Recipe* rc = stack.back();
     stack.pop_back();
     for (const Ref& in : rc->inputs) {
-      const Record* p = in.defined() ? find_record(in.alias().impl()->storage().get()) : nullptr;
+      const Record* p = in.record();
       if (p && p->evicted && p->recipe) visit(p->recipe.get());
     }
   }
@@ -351,8 +341,7 @@ void keep_recipe(const OpCall& call, double seconds, std::optional<PhiloxState> 
     rc->inputs.push_back(pass ? Ref(in) : Ref());
   }
   for (const Ref& in : rc->inputs)
-    if (in.defined())
-      if (Record* p = find_record(in.alias().impl()->storage().get())) p->consumers.push_back(rc.get());
+    if (Record* p = in.record()) p->consumers.push_back(rc.get());
   for (size_t j = 0; j < call.outputs.size(); ++j) {
     const Tensor& out = call.outputs[j];
     keep.emplace_back(out);
@@ -415,7 +404,7 @@ Ref::Ref(const Tensor& t) {
   Record& r = record_for(t);
   ++r.internal_refs;
   record_ = &r;
-  alias_ = bare_alias(t);
+  alias_ = autograd::alias_without_history(t);
 }
 
 Ref::~Ref() {
@@ -442,13 +431,12 @@ Tensor Ref::get() const {
   std::lock_guard<std::recursive_mutex> lock(state_mutex());
   if (record_ && record_->evicted) rematerialize(*record_);
   if (record_) record_->last_use = g_clock;
-  return bare_alias(alias_);
+  return autograd::alias_without_history(alias_);
 }
 
 Recipe::~Recipe() {
   for (const Ref& in : inputs) {
-    if (!in.defined()) continue;
-    if (Record* p = find_record(in.alias().impl()->storage().get())) {
+    if (Record* p = in.record()) {
       auto& cs = p->consumers;
       for (size_t i = 0; i < cs.size(); ++i)
         if (cs[i] == this) {
