@@ -1,7 +1,10 @@
-// lstm_layer_inference and gru_layer_inference on the CPU (op functions in
-// lib/ops/rnn_fused.cpp): one direction of one recurrent layer in one call, for the
-// forward passes that record no graph (lib/ops/rnn.cpp takes this path when nothing
-// needs a gradient).
+// lstm_layer_inference, gru_layer_inference, lstm_layer and gru_layer on the CPU (op
+// functions in lib/ops/rnn_fused.cpp): one direction of one recurrent layer in one call.
+// The inference rows serve the forward passes that record no graph (lib/ops/rnn.cpp
+// takes that path when nothing needs a gradient); lstm_layer and gru_layer are the same
+// recurrences that also keep what each step's backward needs (the LSTM's activated gates
+// and cell states, the GRU's r, z, n and W_hn h + b_hn) for lstm_layer_backward /
+// gru_layer_backward (rnn_layer_backward.cpp).
 //
 // Why a whole-layer kernel: run step by step through ops, each time step costs a
 // dispatched addmm (a new [B, G*H] gates tensor), the fused cell op (two new [B, H]
@@ -53,6 +56,38 @@ EMBER_CLONES void lstm_layer_rows(const T* gx, const T* gh, const T* bias, T* c,
   }
 }
 
+// lstm_layer_rows for lstm_layer: the same formulas (kernels/rnn_cell_math.h's
+// lstm_cell_point, same order of operations), and the activated gates (i, f, g, o) go
+// to act and the new cell state to c (c_prev is the previous step's row, not updated in
+// place), which the backward reads.
+template <typename T>
+EMBER_CLONES void lstm_layer_train_rows(const T* gx, const T* gh, const T* bias, const T* c_prev, T* act, T* c, T* h,
+                                        int64_t b0, int64_t b1, int64_t H) {
+  using Act = ActivationsFor<T>;
+  for (int64_t b = b0; b < b1; ++b) {
+    const T* x = gx + b * 4 * H;
+    const T* y = gh + b * 4 * H;
+    const T* cp = c_prev + b * H;
+    T* a = act + b * 4 * H;
+    T* cr = c + b * H;
+    T* hr = h + b * H;
+#pragma omp simd
+    for (int64_t j = 0; j < H; ++j) {
+      const T i = Act::sigmoid((x[j] + bias[j]) + y[j]);
+      const T f = Act::sigmoid((x[H + j] + bias[H + j]) + y[H + j]);
+      const T g = Act::tanh((x[2 * H + j] + bias[2 * H + j]) + y[2 * H + j]);
+      const T o = Act::sigmoid((x[3 * H + j] + bias[3 * H + j]) + y[3 * H + j]);
+      const T cn = f * cp[j] + i * g;
+      a[j] = i;
+      a[H + j] = f;
+      a[2 * H + j] = g;
+      a[3 * H + j] = o;
+      cr[j] = cn;
+      hr[j] = o * Act::tanh(cn);
+    }
+  }
+}
+
 // Rows [b0, b1) of one GRU step: gx = x W_ih^T and gh = h W_hh^T, rows [r | z | n], with
 // b_ih and b_hh added here (the n gate needs r * (W_hn h + b_hn) apart from W_in x + b_in).
 template <typename T>
@@ -68,6 +103,33 @@ EMBER_CLONES void gru_layer_rows(const T* gx, const T* gh, const T* b_ih, const 
     for (int64_t j = 0; j < H; ++j)
       hr[j] = gru_cell_point<Act>(x[j] + b_ih[j], x[H + j] + b_ih[H + j], x[2 * H + j] + b_ih[2 * H + j],
                                   y[j] + b_hh[j], y[H + j] + b_hh[H + j], y[2 * H + j] + b_hh[2 * H + j], hp[j]);
+  }
+}
+
+// gru_layer_rows for gru_layer: the same formulas in the same order (gru_cell_point), and
+// each step's r, z, n and W_hn h + b_hn go to ws (rows [r | z | n | hn]) for the backward.
+template <typename T>
+EMBER_CLONES void gru_layer_train_rows(const T* gx, const T* gh, const T* b_ih, const T* b_hh, const T* h_prev,
+                                       T* ws, T* h, int64_t b0, int64_t b1, int64_t H) {
+  using Act = ActivationsFor<T>;
+  for (int64_t b = b0; b < b1; ++b) {
+    const T* x = gx + b * 3 * H;
+    const T* y = gh + b * 3 * H;
+    const T* hp = h_prev + b * H;
+    T* w = ws + b * 4 * H;
+    T* hr = h + b * H;
+#pragma omp simd
+    for (int64_t j = 0; j < H; ++j) {
+      const T r = Act::sigmoid((x[j] + b_ih[j]) + (y[j] + b_hh[j]));
+      const T z = Act::sigmoid((x[H + j] + b_ih[H + j]) + (y[H + j] + b_hh[H + j]));
+      const T hn = y[2 * H + j] + b_hh[2 * H + j];
+      const T n = Act::tanh((x[2 * H + j] + b_ih[2 * H + j]) + r * hn);
+      w[j] = r;
+      w[H + j] = z;
+      w[2 * H + j] = n;
+      w[3 * H + j] = hn;
+      hr[j] = n + z * (hp[j] - n);
+    }
   }
 }
 
@@ -107,8 +169,8 @@ void transpose(const T* __restrict in, T* __restrict out, int64_t rows, int64_t 
 
 // The recurrence shared by both cells: W_hh [G, H] transposed into wt [H, G] in cache
 // blocks, then for each step t (backwards when reverse) gh = h_prev @ wt into the scratch
-// block and cell(t's gx, gh, h_prev, h_t) writes h_t into output[t]. Returns the last h
-// written (h0 when there are no steps).
+// block and cell(t, t's gx, gh, h_prev, h_t) writes h_t into output[t]. Returns the
+// last h written (h0 when there are no steps).
 template <typename T, typename Cell>
 const T* recur(const Tensor& gx, const Tensor& w_hh, const Tensor& h0, const Tensor& output, bool reverse,
                const Cell& cell) {
@@ -121,7 +183,7 @@ const T* recur(const Tensor& gx, const Tensor& w_hh, const Tensor& h0, const Ten
     const int64_t t = reverse ? steps - 1 - i : i;
     T* h = mut<T>(output) + t * B * H;
     blas::gemm(false, false, B, G, H, T(1), h_prev, H, wt.get(), G, T(0), gh.get(), G);
-    cell(ptr<T>(gx) + t * B * G, gh.get(), h_prev, h);
+    cell(t, ptr<T>(gx) + t * B * G, gh.get(), h_prev, h);
     h_prev = h;
   }
   return h_prev;
@@ -140,7 +202,7 @@ void lstm_layer_inference_kernel(OpCall& call) {
   auto run = [&](auto zero) {
     using T = decltype(zero);
     const std::vector<T> b = bias_values<T>(bias, 4 * H);
-    const T* last = recur<T>(gx, w_hh, h0, output, reverse, [&](const T* x, const T* g, const T*, T* h) {
+    const T* last = recur<T>(gx, w_hh, h0, output, reverse, [&](int64_t, const T* x, const T* g, const T*, T* h) {
       parallel_for(0, B, row_grain(H), [&](int64_t b0, int64_t b1) {
         lstm_layer_rows(x, g, b.data(), mut<T>(c_n), h, b0, b1, H);
       });
@@ -152,6 +214,38 @@ void lstm_layer_inference_kernel(OpCall& call) {
   call.outputs.push_back(output);
   call.outputs.push_back(h_n);
   call.outputs.push_back(c_n);
+}
+
+// Inputs as lstm_layer_inference's. Outputs: output [T, B, H], h_n, c_n [B, H], and for
+// the backward gates [T, B, 4H] (activated) and cells [T, B, H] (c after each step).
+void lstm_layer_kernel(OpCall& call) {
+  const Tensor &gx = call.in(0), &w_hh = call.in(1), &h0 = call.in(2), &c0 = call.in(3), &bias = call.in(4);
+  const bool reverse = LstmLayerArgs::from(call).reverse;
+  const int64_t steps = gx.size(0), B = h0.size(0), H = h0.size(1);
+  const TensorOptions opts(gx.dtype());
+  Tensor output = empty({steps, B, H}, opts);
+  Tensor gates = empty({steps, B, 4 * H}, opts);
+  Tensor cells = empty({steps, B, H}, opts);
+  Tensor h_n = empty({B, H}, opts);
+  Tensor c_n = empty({B, H}, opts);
+  auto run = [&](auto zero) {
+    using T = decltype(zero);
+    const std::vector<T> b = bias_values<T>(bias, 4 * H);
+    const T* c_last = ptr<T>(c0);
+    const T* last = recur<T>(gx, w_hh, h0, output, reverse, [&](int64_t t, const T* x, const T* g, const T*, T* h) {
+      T* c = mut<T>(cells) + t * B * H;
+      T* act = mut<T>(gates) + t * B * 4 * H;
+      parallel_for(0, B, row_grain(H), [&](int64_t b0, int64_t b1) {
+        lstm_layer_train_rows(x, g, b.data(), c_last, act, c, h, b0, b1, H);
+      });
+      c_last = c;
+    });
+    std::copy(last, last + B * H, mut<T>(h_n));
+    std::copy(c_last, c_last + B * H, mut<T>(c_n));
+  };
+  if (gx.dtype() == kFloat64) run(0.0);
+  else run(0.0f);
+  for (Tensor* t : {&output, &h_n, &c_n, &gates, &cells}) call.outputs.push_back(*t);
 }
 
 // Inputs: gx [T, B, 3H], w_hh [3H, H], h0 [B, H], b_ih and b_hh [3H] or undefined; attr
@@ -166,7 +260,7 @@ void gru_layer_inference_kernel(OpCall& call) {
   auto run = [&](auto zero) {
     using T = decltype(zero);
     const std::vector<T> bi = bias_values<T>(b_ih, 3 * H), bh = bias_values<T>(b_hh, 3 * H);
-    const T* last = recur<T>(gx, w_hh, h0, output, reverse, [&](const T* x, const T* g, const T* hp, T* h) {
+    const T* last = recur<T>(gx, w_hh, h0, output, reverse, [&](int64_t, const T* x, const T* g, const T* hp, T* h) {
       parallel_for(0, B, row_grain(H), [&](int64_t b0, int64_t b1) {
         gru_layer_rows(x, g, bi.data(), bh.data(), hp, h, b0, b1, H);
       });
@@ -179,8 +273,36 @@ void gru_layer_inference_kernel(OpCall& call) {
   call.outputs.push_back(h_n);
 }
 
+// Inputs as gru_layer_inference's. Outputs: output [T, B, H], h_n [B, H] and the
+// workspace [T, B, 4H] (r, z, n, W_hn h + b_hn of each step) for the backward.
+void gru_layer_kernel(OpCall& call) {
+  const Tensor &gx = call.in(0), &w_hh = call.in(1), &h0 = call.in(2), &b_ih = call.in(3), &b_hh = call.in(4);
+  const bool reverse = GruLayerArgs::from(call).reverse;
+  const int64_t steps = gx.size(0), B = h0.size(0), H = h0.size(1);
+  const TensorOptions opts(gx.dtype());
+  Tensor output = empty({steps, B, H}, opts);
+  Tensor ws = empty({steps, B, 4 * H}, opts);
+  Tensor h_n = empty({B, H}, opts);
+  auto run = [&](auto zero) {
+    using T = decltype(zero);
+    const std::vector<T> bi = bias_values<T>(b_ih, 3 * H), bh = bias_values<T>(b_hh, 3 * H);
+    const T* last = recur<T>(gx, w_hh, h0, output, reverse, [&](int64_t t, const T* x, const T* g, const T* hp, T* h) {
+      T* w = mut<T>(ws) + t * B * 4 * H;
+      parallel_for(0, B, row_grain(H), [&](int64_t b0, int64_t b1) {
+        gru_layer_train_rows(x, g, bi.data(), bh.data(), hp, w, h, b0, b1, H);
+      });
+    });
+    std::copy(last, last + B * H, mut<T>(h_n));
+  };
+  if (gx.dtype() == kFloat64) run(0.0);
+  else run(0.0f);
+  for (Tensor* t : {&output, &h_n, &ws}) call.outputs.push_back(*t);
+}
+
 EMBER_REGISTER_KERNEL(lstm_layer_inference, CPU, lstm_layer_inference_kernel);
 EMBER_REGISTER_KERNEL(gru_layer_inference, CPU, gru_layer_inference_kernel);
+EMBER_REGISTER_KERNEL(lstm_layer, CPU, lstm_layer_kernel);
+EMBER_REGISTER_KERNEL(gru_layer, CPU, gru_layer_kernel);
 
 }  // namespace
 }  // namespace ember::cpu

@@ -191,6 +191,12 @@ Tensor elu_backward(const Tensor& grad_output, const Tensor& self, const Scalar&
       opid::elu_backward, grad_output, self,
       EluBackwardArgs{.alpha = alpha, .scale = scale, .input_scale = input_scale}.attrs());
 }
+Tensor gelu_backward(const Tensor& grad_output, const Tensor& self, const std::string& approximate) {
+  EMBER_CHECK_VALUE(approximate == "none" || approximate == "tanh",
+                    "gelu_backward: approximate argument must be either none or tanh, got '", approximate, "'");
+  return float_unary_backward(opid::gelu_backward, grad_output, self,
+                              GeluBackwardArgs{.approximate = approximate}.attrs());
+}
 Tensor hardtanh_backward(const Tensor& grad_output, const Tensor& self, const Scalar& min_val,
                          const Scalar& max_val) {
   return float_unary_backward(opid::hardtanh_backward, grad_output, self,

@@ -5,9 +5,10 @@
 // for all time steps by one matmul; each step then only adds h W_hh^T and applies its
 // cell's gate equations. That keeps the sequential part of the work as small as it gets.
 // W_hh is transposed into a contiguous [H, G*H] copy once per call, so every step's
-// product reads a plain row-major operand. When no graph is recorded (no gradient
-// wanted, no trace), an LSTM or GRU direction on the CPU runs as one op
-// (lstm_layer_inference / gru_layer_inference, ops/rnn_layer.h) instead of step by step.
+// product reads a plain row-major operand. On the CPU (float32/float64, no trace, no
+// autocast) an LSTM or GRU direction runs as one op (ops/rnn_layer.h):
+// lstm_layer_inference / gru_layer_inference when no graph is recorded, else lstm_layer /
+// gru_layer, whose backward is one op for the layer too.
 #include "ember/ops/rnn.h"
 
 #include <string>
@@ -198,33 +199,50 @@ Tensor initial_state(const Tensor& h0, const Tensor& x, int64_t groups, int64_t 
   return h0;
 }
 
-// Whether one direction can run as one whole-layer op: an LSTM or GRU, float32/float64
-// tensors of one dtype on the CPU, and nothing that would need the steps as ops: a
-// gradient (grad mode with an operand that requires grad), a trace (its graph and ONNX
-// export know the step ops) or autocast (its casts are per op).
-bool whole_layer_op(Cell cell, const Tensor& x, const Weights& w, const State& s) {
-  if (cell != Cell::LSTM && cell != Cell::GRU) return false;
-  if (!x.is_cpu() || (x.dtype() != kFloat32 && x.dtype() != kFloat64)) return false;
-  if (jit::is_tracing() || autocast::is_enabled(DeviceType::CPU)) return false;
-  const bool grad = is_grad_enabled();
+// How one direction runs: step by step through ops, or as one whole-layer op, with or
+// without a graph.
+enum class LayerPath { Steps, Inference, Training };
+
+// The whole-layer ops take an LSTM or GRU, float32/float64 tensors of one dtype on the
+// CPU, and nothing that needs the steps as ops: a trace (its graph and ONNX export know
+// the step ops) or autocast (its casts are per op). A gradient (grad mode with an
+// operand that requires grad) takes the differentiable ops, lstm_layer / gru_layer.
+LayerPath layer_path(Cell cell, const Tensor& x, const Weights& w, const State& s) {
+  if (cell != Cell::LSTM && cell != Cell::GRU) return LayerPath::Steps;
+  if (!x.is_cpu() || (x.dtype() != kFloat32 && x.dtype() != kFloat64)) return LayerPath::Steps;
+  if (jit::is_tracing() || autocast::is_enabled(DeviceType::CPU)) return LayerPath::Steps;
+  const bool grad_mode = is_grad_enabled();
+  bool graph = false;
   for (const Tensor* t : {&x, &w.w_ih, &w.w_hh, &w.b_ih, &w.b_hh, &s.h, &s.c}) {
     if (!t->defined()) continue;
-    if (t->dtype() != x.dtype() || !t->is_cpu() || (grad && t->requires_grad())) return false;
+    if (t->dtype() != x.dtype() || !t->is_cpu()) return LayerPath::Steps;
+    graph = graph || (grad_mode && t->requires_grad());
   }
-  return true;
+  return graph ? LayerPath::Training : LayerPath::Inference;
 }
 
 // Runs one direction of one layer over x [T, B, in]; s holds the initial state and
 // receives the final one. Returns the hidden states of all steps, [T, B, H].
 Tensor run_direction(Cell cell, const Tensor& x, const Weights& w, State& s, bool reverse) {
-  if (whole_layer_op(cell, x, w, s)) {
+  const LayerPath path = layer_path(cell, x, w, s);
+  if (path != LayerPath::Steps) {
     // x W_ih^T for every step by one product, without the biases: the layer op adds
     // them in its pointwise pass (here they would cost a broadcast copy of all rows).
     const Tensor gx = linear(x, w.w_ih, Tensor());
     if (cell == Cell::LSTM) {
       const Tensor bias = w.b_ih.defined() ? w.b_ih + w.b_hh : Tensor();
+      if (path == LayerPath::Training) {
+        auto [out, h, c, gates, cells] = lstm_layer(gx, w.w_hh, s.h, s.c, bias, reverse);
+        s = {h, c};
+        return out;
+      }
       auto [out, h, c] = lstm_layer_inference(gx, w.w_hh, s.h, s.c, bias, reverse);
       s = {h, c};
+      return out;
+    }
+    if (path == LayerPath::Training) {
+      auto [out, h, workspace] = gru_layer(gx, w.w_hh, s.h, w.b_ih, w.b_hh, reverse);
+      s = {h, {}};
       return out;
     }
     auto [out, h] = gru_layer_inference(gx, w.w_hh, s.h, w.b_ih, w.b_hh, reverse);

@@ -4,13 +4,15 @@
 // recurrent layers (rnn.cpp) run on them, so a step costs its matmul and one pass
 // instead of about ten ops. Also the whole-layer ops lstm_layer_inference and
 // gru_layer_inference (ops/rnn_layer.h; kernels: lib/cpu/rnn_layer.cpp) that rnn.cpp
-// runs when no gradient is wanted.
+// runs when no gradient is wanted, and lstm_layer / gru_layer and their backward ops,
+// the layers' differentiable forms (kernels: lib/cpu/rnn_layer.cpp, rnn_layer_backward.cpp).
 #include <initializer_list>
 #include <utility>
 #include <vector>
 
 #include "autocast/autocast_policy.h"
 #include "dispatch/args/nn.h"
+#include "dispatch/args/nn_backward.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/op_ids/nn.h"
 #include "dispatch/op_ids/nn_backward.h"
@@ -106,6 +108,47 @@ std::tuple<Tensor, Tensor, Tensor> lstm_layer_inference(const Tensor& gx, const 
   return {call.outputs[0], call.outputs[1], call.outputs[2]};
 }
 
+std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor> lstm_layer(const Tensor& gx, const Tensor& w_hh, const Tensor& h0,
+                                                              const Tensor& c0, const Tensor& bias, bool reverse) {
+  const char* op = "lstm_layer";
+  check_defined(c0, op, "c0");
+  check_layer_operands(gx, w_hh, h0, 4, op, {{&bias, "bias"}});
+  EMBER_CHECK(c0.sizes() == h0.sizes() && c0.dtype() == h0.dtype() && c0.device() == h0.device(), op,
+              ": expected c0 like h0 (", describe(h0), "), got ", describe(c0));
+  OpCall call(opid::lstm_layer, {gx.contiguous(), w_hh.contiguous(), h0.contiguous(), c0.contiguous(),
+              contiguous_or_none(bias)}, LstmLayerArgs{.reverse = reverse}.attrs());
+  dispatch(call);
+  return {call.outputs[0], call.outputs[1], call.outputs[2], call.outputs[3], call.outputs[4]};
+}
+
+std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor> lstm_layer_backward(
+    const Tensor& grad_output, const Tensor& grad_h_n, const Tensor& grad_c_n, const Tensor& w_hh, const Tensor& h0,
+    const Tensor& c0, const Tensor& output, const Tensor& gates, const Tensor& cells, bool reverse) {
+  const char* op = "lstm_layer_backward";
+  check_defined(output, op, "output");
+  check_defined(cells, op, "cells");
+  check_defined(c0, op, "c0");
+  // The forward's operands: gates [T, B, 4H] stands where lstm_layer's gx stood.
+  check_layer_operands(gates, w_hh, h0, 4, op, {});
+  auto like = [&](const Tensor& t, const Tensor& ref, const char* name) {
+    if (!t.defined()) return Tensor();
+    EMBER_CHECK(t.sizes() == ref.sizes() && t.dtype() == ref.dtype() && t.device() == ref.device(), op,
+                ": expected ", name, " like ", describe(ref), ", got ", describe(t));
+    return t.contiguous();
+  };
+  const DimVector seq{gates.size(0), h0.size(0), h0.size(1)};
+  EMBER_CHECK(output.sizes() == seq && output.dtype() == gates.dtype() && output.device() == gates.device(), op,
+              ": expected output of shape ", shape_str(seq), " like gates (", describe(gates), "), got ",
+              describe(output));
+  OpCall call(opid::lstm_layer_backward,
+              {like(grad_output, output, "grad_output"), like(grad_h_n, h0, "grad_h_n"), like(grad_c_n, h0, "grad_c_n"),
+               w_hh.contiguous(), h0.contiguous(), like(c0, h0, "c0"), output.contiguous(), gates.contiguous(),
+               like(cells, output, "cells")},
+              LstmLayerBackwardArgs{.reverse = reverse}.attrs());
+  dispatch(call);
+  return {call.outputs[0], call.outputs[1], call.outputs[2], call.outputs[3], call.outputs[4]};
+}
+
 std::tuple<Tensor, Tensor> gru_layer_inference(const Tensor& gx, const Tensor& w_hh, const Tensor& h0,
                                                const Tensor& b_ih, const Tensor& b_hh, bool reverse) {
   const char* op = "gru_layer_inference";
@@ -114,6 +157,46 @@ std::tuple<Tensor, Tensor> gru_layer_inference(const Tensor& gx, const Tensor& w
               contiguous_or_none(b_ih), contiguous_or_none(b_hh)}, GruLayerInferenceArgs{.reverse = reverse}.attrs());
   dispatch(call);
   return {call.outputs[0], call.outputs[1]};
+}
+
+std::tuple<Tensor, Tensor, Tensor> gru_layer(const Tensor& gx, const Tensor& w_hh, const Tensor& h0,
+                                             const Tensor& b_ih, const Tensor& b_hh, bool reverse) {
+  const char* op = "gru_layer";
+  check_layer_operands(gx, w_hh, h0, 3, op, {{&b_ih, "b_ih"}, {&b_hh, "b_hh"}});
+  OpCall call(opid::gru_layer, {gx.contiguous(), w_hh.contiguous(), h0.contiguous(), contiguous_or_none(b_ih),
+              contiguous_or_none(b_hh)}, GruLayerArgs{.reverse = reverse}.attrs());
+  dispatch(call);
+  return {call.outputs[0], call.outputs[1], call.outputs[2]};
+}
+
+std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor> gru_layer_backward(const Tensor& grad_output,
+                                                                      const Tensor& grad_h_n, const Tensor& w_hh,
+                                                                      const Tensor& h0, const Tensor& output,
+                                                                      const Tensor& workspace, bool reverse) {
+  const char* op = "gru_layer_backward";
+  check_defined(output, op, "output");
+  check_defined(workspace, op, "workspace");
+  check_defined(h0, op, "h0");
+  EMBER_CHECK(h0.dim() == 2, op, ": expected h0 of shape [batch, hidden_size], got ", describe(h0));
+  EMBER_CHECK(workspace.dim() == 3 && workspace.size(2) == 4 * h0.size(1), op, ": expected workspace of shape "
+              "[steps, ", h0.size(0), ", ", 4 * h0.size(1), "], got ", describe(workspace));
+  // The forward's operands, the workspace's first 3H columns standing for its gx.
+  check_layer_operands(workspace.narrow(2, 0, 3 * h0.size(1)), w_hh, h0, 3, op, {});
+  const DimVector seq{workspace.size(0), h0.size(0), h0.size(1)};
+  EMBER_CHECK(output.sizes() == seq && output.dtype() == h0.dtype() && output.device() == h0.device(), op,
+              ": expected output of shape ", shape_str(seq), " like h0 (", describe(h0), "), got ", describe(output));
+  auto like = [&](const Tensor& t, const Tensor& ref, const char* name) {
+    if (!t.defined()) return Tensor();
+    EMBER_CHECK(t.sizes() == ref.sizes() && t.dtype() == ref.dtype() && t.device() == ref.device(), op,
+                ": expected ", name, " like ", describe(ref), ", got ", describe(t));
+    return t.contiguous();
+  };
+  OpCall call(opid::gru_layer_backward,
+              {like(grad_output, output, "grad_output"), like(grad_h_n, h0, "grad_h_n"), w_hh.contiguous(),
+               h0.contiguous(), output.contiguous(), workspace.contiguous()},
+              GruLayerBackwardArgs{.reverse = reverse}.attrs());
+  dispatch(call);
+  return {call.outputs[0], call.outputs[1], call.outputs[2], call.outputs[3], call.outputs[4]};
 }
 
 Tensor gru_cell_fused(const Tensor& gx, const Tensor& gh, const Tensor& h) {

@@ -5,6 +5,7 @@
 // logsigmoid, softshrink, hardshrink, threshold; the rest are composites.
 #pragma once
 #include <optional>
+#include <string>
 
 #include "ember/generator.h"
 #include "ember/scalar.h"
@@ -58,6 +59,8 @@ Tensor elu_backward(const Tensor& grad_output, const Tensor& self, const Scalar&
                     const Scalar& scale, const Scalar& input_scale);
 Tensor hardtanh_backward(const Tensor& grad_output, const Tensor& self, const Scalar& min_val,
                          const Scalar& max_val);
+// gelu's derivative at self times grad_output, approximate "none" (erf) or "tanh"; CPU only.
+Tensor gelu_backward(const Tensor& grad_output, const Tensor& self, const std::string& approximate = "none");
 // grad_output where |self| > lambd, else 0 (the backward of softshrink and hardshrink).
 Tensor hardshrink_backward(const Tensor& grad_output, const Tensor& self, const Scalar& lambd);
 

@@ -5,6 +5,7 @@
 // build/generated/autograd/derivatives_elementwise.cpp. clamp: clamp.cpp.
 #include "autograd/derivatives.h"
 #include "autograd/derivatives/formulas.h"
+#include "ember/ops/activation.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/views.h"
@@ -29,6 +30,8 @@ EMBER_DERIVATIVE(div, save_inputs({0, 1}), {
 EMBER_DERIVATIVE(gelu, save_inputs({0}), {
   const GeluArgs a = GeluArgs::from(ctx);
   Tensor x = ctx.input(0), g = ctx.grad(0);
+  // On the CPU one pass (gelu_backward, whose row gives the second derivatives).
+  if (x.is_cpu()) return {gelu_backward(g, x, a.approximate)};
   if (a.approximate == "tanh") {
     // y = x/2 (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3)
     const double k = 0.7978845608028654, c = 0.044715;

@@ -224,6 +224,9 @@ BACKWARDS = [
     # off the exact value; ember computes in float32 and rounds once (nearer to it)
     _bw("mish_backward", F_("mish"), _same_shape_pairs(-4, 4), tol={"float16": (4e-3, 1e-3)}),
     _bw("logsigmoid_backward", F_("logsigmoid"), _same_shape_pairs(-5, 5)),
+    # the erf form's derivative has a zero near x = -0.75 (values there compared absolutely)
+    _bw("gelu_backward", F_("gelu"), _same_shape_pairs(-5, 5)),
+    _bw("gelu_backward", F_("gelu", approximate="tanh"), _same_shape_pairs(-5, 5), variant="tanh"),
     _bw("hardshrink_backward", F_("hardshrink", 0.7), _at_points(_same_shape_pairs(), _around(0.7), pair=True)),
 ]
 

@@ -545,6 +545,52 @@ def _cell_backward_samples(gates, n_grads, bias=True):
     return make
 
 
+def _lstm_layer_backward(m, x, h0, c0, *rest, num_layers, bidirectional, bias, batch_first):
+    """Gradients wrt input, initial state and every weight of torch.lstm (one lstm_layer
+    per layer and direction on the CPU) for grad_outputs (g_out, g_h, g_c)."""
+    ins, gos = [x, h0, c0] + list(rest[:-3]), rest[-3:]
+    with m.enable_grad():
+        ins = [_leaf(t) for t in ins]
+        out, h, c = m.lstm(ins[0], (ins[1], ins[2]), ins[3:], bias, num_layers, 0.0, True, bidirectional,
+                           batch_first)
+        return m.autograd.grad((out, h, c), ins, list(gos))
+
+
+def _gru_layer_backward(m, x, h0, *rest, num_layers, bidirectional, bias, batch_first):
+    """Gradients wrt input, initial state and every weight of torch.gru (one gru_layer
+    per layer and direction on the CPU) for grad_outputs (g_out, g_h)."""
+    ins, gos = [x, h0] + list(rest[:-2]), rest[-2:]
+    with m.enable_grad():
+        ins = [_leaf(t) for t in ins]
+        out, h = m.gru(ins[0], ins[1], ins[2:], bias, num_layers, 0.0, True, bidirectional, batch_first)
+        return m.autograd.grad((out, h), ins, list(gos))
+
+
+def _layer_backward_samples(gates):
+    """x, the initial state(s), the weights of every layer and direction, and the
+    output's and the final state(s)' gradients."""
+    n_states = 2 if gates == 4 else 1
+
+    def make(dtype, rng):
+        s = []
+        for steps, b, inp, hid, layers, d, bias, bf in [(3, 2, 3, 2, 1, 1, True, False),
+                                                        (4, 3, 2, 5, 2, 2, True, True),
+                                                        (2, 2, 3, 4, 2, 1, False, False)]:
+            cfg = dict(num_layers=layers, bidirectional=d == 2, bias=bias, batch_first=bf)
+            state = tuple(_t(rng, (layers * d, b, hid), dtype) for _ in range(n_states))
+            w = ()
+            for layer in range(layers):
+                for _ in range(d):
+                    w += _rnn_weights(rng, dtype, gates, inp if layer == 0 else hid * d, hid, bias)
+            out_shape = (b, steps, d * hid) if bf else (steps, b, d * hid)
+            gos = (_grad_out(rng, out_shape, dtype),) + tuple(_grad_out(rng, (layers * d, b, hid), dtype)
+                                                               for _ in range(n_states))
+            x = _t(rng, (b, steps, inp) if bf else (steps, b, inp), dtype)
+            s.append(Sample((x,) + state + w + gos, cfg))
+        return s
+    return make
+
+
 # ---- errors ------------------------------------------------------------------------------------
 
 def _bad_grad(samples, index=0):
@@ -683,6 +729,10 @@ OPS = [
            variant="h_only", grad=False, trace=False, tol=SUM_TOL),
     OpInfo("lstm_cell_fused_backward", _lstm_backward(True, bias=False), _cell_backward_samples(4, 2, False),
            dtypes=FLOAT, variant="no_bias", grad=False, trace=False),
+    OpInfo("lstm_layer_backward", _lstm_layer_backward, _layer_backward_samples(4), dtypes=FLOAT, grad=False,
+           trace=False, errors=_bad_grad(_layer_backward_samples(4))),
+    OpInfo("gru_layer_backward", _gru_layer_backward, _layer_backward_samples(3), dtypes=FLOAT, grad=False,
+           trace=False, errors=_bad_grad(_layer_backward_samples(3))),
     OpInfo("gru_cell_fused_backward", _gru_backward(), _cell_backward_samples(3, 1), dtypes=FLOATING, grad=False,
            trace=False, tol=SUM_TOL, errors=_bad_grad(_cell_backward_samples(3, 1))),
     OpInfo("gru_cell_fused_backward", _gru_backward(bias=False), _cell_backward_samples(3, 1, False),
