@@ -63,7 +63,7 @@ SavedTensor::SavedTensor(const Tensor& t, bool is_output, uint32_t output_nr)
   if (remat::active()) {
     // The runtime's own handle: the memory counts as the tape's alone once the
     // user's tensors are gone, and may then be evicted and recomputed.
-    ref_ = remat::Ref(t);
+    ref_ = remat::Ref(t, remat::Ref::Holder::saved_for_backward);
     if (!is_output && requires_grad_) input_edge_ = gradient_edge(t);
     return;
   }

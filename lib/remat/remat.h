@@ -41,10 +41,17 @@ inline bool active() { return g_budget_set.load(std::memory_order_relaxed); }
 // runtime alone once the user's tensors are gone. Move-only.
 class Ref {
  public:
+  // Who holds the handle: a saved tensor that backward reads, or the runtime itself
+  // (a recipe's input, a node's handle on its outputs). A tensor no saved tensor holds
+  // is read again only to recompute another, which the eviction heuristic prices.
+  enum class Holder : uint8_t { runtime, saved_for_backward };
+
   Ref() = default;
-  explicit Ref(const Tensor& t);
+  explicit Ref(const Tensor& t, Holder holder = Holder::runtime);
   ~Ref();
-  Ref(Ref&& o) noexcept : alias_(std::move(o.alias_)), record_(o.record_) { o.record_ = nullptr; }
+  Ref(Ref&& o) noexcept : alias_(std::move(o.alias_)), record_(o.record_), holder_(o.holder_) {
+    o.record_ = nullptr;
+  }
   Ref& operator=(Ref&& o) noexcept;
   Ref(const Ref&) = delete;
   Ref& operator=(const Ref&) = delete;
@@ -62,6 +69,7 @@ class Ref {
  private:
   Tensor alias_;
   Record* record_ = nullptr;
+  Holder holder_ = Holder::runtime;
 };
 
 // The backend layer's entry while active(): rematerializes the call's evicted

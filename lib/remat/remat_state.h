@@ -28,6 +28,7 @@ struct Record {
   std::shared_ptr<Recipe> recipe;   // null: cannot be recomputed (never evicted)
   size_t output_index = 0;          // which output of the recipe it is
   int internal_refs = 0;            // Refs on it (at least one while the record lives)
+  int saved_refs = 0;               // of those, held by saved tensors (backward reads it)
   int pins = 0;                     // calls running on it now: not to be evicted
   bool evicted = false;
   uint64_t last_use = 0;            // the clock of the last call that read or made it
