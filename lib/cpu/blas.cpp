@@ -144,6 +144,14 @@ constexpr int64_t kSplitMacs = int64_t(1) << 18;
 // Below this many multiply-adds float32 goes to single-threaded OpenBLAS rather
 // than oneDNN (see the table at the top).
 constexpr int64_t kSmallSgemmMacs = int64_t(1) << 18;
+// ... and below this many, also a product with at most kNarrowColumns columns of C (a
+// convolution's positions at batch 1 on a small map). Single-threaded, AMD EPYC (Zen 4),
+// time of oneDNN / time of OpenBLAS: [64 x 288] @ [288 x 16] (the digits CNN's second
+// convolution, bench/deploy_runtime.py) 1.29, [64 x 576] @ [576 x 16] 1.29,
+// [64 x 2304] @ [2304 x 4] 4.6, [256 x 256] @ [256 x 16] 1.03, [64 x 1152] @ [1152 x 16]
+// 0.98; few rows instead is no such case ([2 x 1024] @ [1024 x 512]: 0.32).
+constexpr int64_t kNarrowSgemmMacs = int64_t(1) << 20;
+constexpr int64_t kNarrowColumns = 16;
 
 // Runs gemm_fn on row or column blocks of C split across ember's threads, when the
 // product is big enough and we are not inside a parallel region already. Two blocks
@@ -224,7 +232,7 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const 
           int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   if (!prepare_gemm(ta, tb, m, n, k, alpha, lda, ldb, beta, c, ldc)) return;
   const Library& lib = library();
-  bool small = m * n * k < kSmallSgemmMacs;
+  bool small = m * n * k < kSmallSgemmMacs || (n <= kNarrowColumns && m * n * k < kNarrowSgemmMacs);
   if (lib.dnnl_sgemm && !(small && lib.sgemm)) {
     // Split over ember's threads, oneDNN single-threaded on each block (a task sees one
     // OpenMP thread): oneDNN's own OpenMP team would be a second set of threads beside

@@ -83,12 +83,64 @@ inline void next_offset(const ConvGeometry& g, int64_t& c, int64_t& i, int64_t& 
   ++c;
 }
 
+// Planes this small (with their padding) are copied once per channel into a zeroed
+// padded copy on the stack, and every column row is then plain copies from it: on
+// maps of a few positions a side (the digits CNN's 4x4 at batch 1) the per-row
+// set-up of im2col_shifted_row (clamps, fills, a memcpy call for 16 values) costs
+// more than the copy itself. Same values, same zeros.
+inline constexpr int64_t kSmallPaddedPlane = 1024;
+
+inline bool small_same_conv(const ConvGeometry& g) {
+  return g.sh == 1 && g.sw == 1 && g.dh == 1 && g.dw == 1 && g.out_w == g.width &&
+         g.out_h == g.height && 2 * g.ph + 1 == g.kh && 2 * g.pw + 1 == g.kw &&
+         (g.height + 2 * g.ph) * (g.width + 2 * g.pw) <= kSmallPaddedPlane;
+}
+
+// Rows [r0, r1) of im2col in the small_same_conv case. kWidth > 0 is the map's
+// width known at compile time: GCC turns a copy loop of unknown length into a memcpy
+// call, which for 4 values costs more than the copy (kWidth 0: any width).
+template <int kWidth, typename T>
+void im2col_small_padded(const T* im, const ConvGeometry& g, int64_t oh0, int64_t oh1, T* col,
+                         int64_t ld, int64_t r0, int64_t r1) {
+  T padded[kSmallPaddedPlane];
+  const int64_t W = kWidth > 0 ? kWidth : g.width;  // == out_w
+  const int64_t PW = W + 2 * g.pw, PH = g.height + 2 * g.ph;
+  std::fill(padded, padded + PH * PW, T(0));  // the border stays zero: channels only fill the inside
+  int64_t j = r0 % g.kw, i = (r0 / g.kw) % g.kh, c = r0 / (g.kw * g.kh), filled = -1;
+  for (int64_t r = r0; r < r1; ++r, next_offset(g, c, i, j)) {
+    if (c != filled) {
+      const T* plane = im + c * g.height * W;
+      for (int64_t ih = 0; ih < g.height; ++ih)
+        for (int64_t iw = 0; iw < W; ++iw) padded[(ih + g.ph) * PW + iw + g.pw] = plane[ih * W + iw];
+      filled = c;
+    }
+    T* dst = col + r * ld;
+    for (int64_t oh = oh0; oh < oh1; ++oh, dst += W) {
+      const T* src = padded + (oh + i) * PW + j;
+      for (int64_t ow = 0; ow < W; ++ow) dst[ow] = src[ow];
+    }
+  }
+}
+
+template <typename T>
+void im2col_small_padded_any(const T* im, const ConvGeometry& g, int64_t oh0, int64_t oh1, T* col,
+                             int64_t ld, int64_t r0, int64_t r1) {
+  switch (g.width) {
+    case 2: return im2col_small_padded<2>(im, g, oh0, oh1, col, ld, r0, r1);
+    case 4: return im2col_small_padded<4>(im, g, oh0, oh1, col, ld, r0, r1);
+    case 8: return im2col_small_padded<8>(im, g, oh0, oh1, col, ld, r0, r1);
+    default: return im2col_small_padded<0>(im, g, oh0, oh1, col, ld, r0, r1);
+  }
+}
+
 // col[r * ld + (oh - oh0) * OW + ow] for r = (c * kh + i) * kw + j.
 template <typename T>
 void im2col(const T* im, const ConvGeometry& g, int64_t oh0, int64_t oh1, T* col, int64_t ld) {
   const int64_t len = (oh1 - oh0) * g.out_w, plane = g.height * g.width;
+  const bool small = small_same_conv(g);
   parallel_for(0, g.col_rows(), std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, len)),
                [&](int64_t r0, int64_t r1) {
+    if (small) return im2col_small_padded_any(im, g, oh0, oh1, col, ld, r0, r1);
     int64_t j = r0 % g.kw, i = (r0 / g.kw) % g.kh, c = r0 / (g.kw * g.kh);
     for (int64_t r = r0; r < r1; ++r, next_offset(g, c, i, j)) {
       int64_t lo, hi;

@@ -157,6 +157,33 @@ void max_pool2d_direct(const T* xp, T* op, int64_t* indices, int64_t planes, int
   });
 }
 
+// The 2x2 window of stride 2 without padding or indices (the pools of small CNNs, the
+// digits CNN's at batch 1: bench/deploy_runtime.py): the window's four values with
+// the rule of max_pool2d_direct (so ties and NaNs give the same bits), without its
+// index bookkeeping and per-window spans.
+template <typename T>
+void max_pool2d_2x2(const T* xp, T* op, int64_t planes, int64_t H, int64_t W, int64_t OH, int64_t OW) {
+  using Acc = opmath_t<T>;
+  // max_pool2d_direct's step: the next value replaces the best when larger or NaN.
+  auto pick = [](Acc best, Acc v) { return ((v > best) | is_nan_value<T>(v)) ? v : best; };
+  for_each_plane(planes, OH * OW * 4, [&](int64_t p) {
+    const T* in = xp + p * H * W;
+    T* o = op + p * OH * OW;
+    for (int64_t oh = 0; oh < OH; ++oh) {
+      const T* r0 = in + 2 * oh * W;
+      const T* r1 = r0 + W;
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        // The pairs first, then the two winners: the same bits as the four in turn from
+        // -inf (the first of equal values, the last NaN; pick(-inf, v) is v), with a
+        // shorter chain.
+        const Acc top = pick(static_cast<Acc>(r0[2 * ow]), static_cast<Acc>(r0[2 * ow + 1]));
+        const Acc bottom = pick(static_cast<Acc>(r1[2 * ow]), static_cast<Acc>(r1[2 * ow + 1]));
+        o[oh * OW + ow] = static_cast<T>(pick(top, bottom));
+      }
+    }
+  });
+}
+
 // One output row at a time, kernel offsets outside and output columns inside,
 // so the inner loop is branch-free over a row (it vectorizes for stride 1).
 // Each output sees its window's values in PyTorch's order (row by row), so ties
@@ -167,6 +194,12 @@ void max_pool2d_typed(const Tensor& x, const Tensor& out, int64_t* indices, cons
   const int64_t H = x.size(2), W = x.size(3), OH = out.size(2), OW = out.size(3);
   const T* xp = static_cast<const T*>(x.data_ptr());
   T* op = static_cast<T*>(out.data_ptr());
+  // (Wider rows: the row loop below vectorizes and is faster.)
+  if (!indices && OW <= kDirectMaxCols && w.kh == 2 && w.kw == 2 && w.sh == 2 && w.sw == 2 && w.ph == 0 &&
+      w.pw == 0 && w.dh == 1 && w.dw == 1 && 2 * OH <= H && 2 * OW <= W) {
+    max_pool2d_2x2(xp, op, x.size(0) * x.size(1), H, W, OH, OW);
+    return;
+  }
   if (OW <= kDirectMaxCols) {
     max_pool2d_direct(xp, op, indices, x.size(0) * x.size(1), H, W, OH, OW, w);
     return;

@@ -1,7 +1,10 @@
 // The interpreter (lib/jit/interpreter.h).
 #include "jit/interpreter.h"
 
+#include <algorithm>
+
 #include "jit/op_invoker.h"
+#include "jit/runtime/epilogue.h"
 #include "jit/runtime/run_memory.h"
 #include "jit/runtime/switches.h"
 
@@ -44,6 +47,9 @@ RunPlan make_run_plan(const Graph& g) {
     }
     plan.fusion_at[static_cast<size_t>(members.back())] = static_cast<int32_t>(k);
   }
+  plan.relu_epilogue = runtime::find_relu_epilogues(g, plan.fusion_at);
+  if (std::all_of(plan.relu_epilogue.begin(), plan.relu_epilogue.end(), [](int32_t r) { return r < 0; }))
+    plan.relu_epilogue.clear();  // runs then skip the per-run bookkeeping
   plan.inplace = runtime::InplaceReuse(g, plan.release_after);
   plan.memory_plans = std::make_shared<runtime::PlanCache>();
   return plan;
@@ -97,11 +103,27 @@ std::vector<Tensor> run_graph(const Graph& g, const std::vector<Tensor>& inputs,
     for (size_t i = 0; i < outs.size(); ++i) slot(env, node.outputs[i]) = std::move(outs[i]);
     for (ValueId v : plan.release_after[n]) slot(env, v) = Tensor();
   };
+  // The relu of an epilogue that ran is done: its output is the producer's, in place.
+  // (A flag per node, not the output's slot: an unused relu output is released at once.)
+  const bool epilogues = fuse && plan.relu_epilogue.size() == g.nodes.size();
+  std::vector<bool> epilogue_ran(epilogues ? g.nodes.size() : 0, false);
+  auto run_epilogue = [&](size_t n) {
+    const int32_t r = plan.relu_epilogue[n];
+    if (r < 0) return;
+    const Node& relu = g.nodes[static_cast<size_t>(r)];
+    const Tensor& produced = slot(env, relu.inputs[0]);
+    if (!runtime::relu_in_place(produced)) return;
+    slot(env, relu.outputs[0]) = produced;
+    for (ValueId v : plan.release_after[static_cast<size_t>(r)]) slot(env, v) = Tensor();
+    epilogue_ran[static_cast<size_t>(r)] = true;
+  };
   for (size_t n = 0; n < g.nodes.size(); ++n) {
     const int32_t group = plan.fusion_at.empty() ? -1 : plan.fusion_at[n];
     if (group == RunPlan::kFusedMember) continue;  // runs with its group, at the group's last node
     if (group < 0) {
+      if (epilogues && epilogue_ran[n]) continue;  // ran as its producer's epilogue
       run_node(n);
+      if (epilogues) run_epilogue(n);
       continue;
     }
     const runtime::FusedGroup& fused = plan.fusion_groups[static_cast<size_t>(group)];

@@ -29,6 +29,9 @@ struct RunPlan {
   static constexpr int32_t kFusedMember = -2;
   std::vector<runtime::FusedGroup> fusion_groups;
   std::vector<int32_t> fusion_at;
+  // Per node: the relu node that runs as its epilogue where it can, or -1
+  // (runtime/epilogue.h); empty when there is none.
+  std::vector<int32_t> relu_epilogue;
 };
 RunPlan make_run_plan(const Graph& graph);
 

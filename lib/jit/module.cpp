@@ -63,8 +63,8 @@ Module& Module::to(Device device) {
 
 Device Module::device() const { return device_; }
 
-Module trace(const std::function<std::vector<Tensor>(const std::vector<Tensor>&)>& fn,
-             const std::vector<Tensor>& example_inputs, const NamedTensorList& params) {
+Module trace_function(const TraceFn& fn, const std::vector<Tensor>& example_inputs,
+                      const NamedTensorList& params) {
   begin_trace(example_inputs, params);
   std::vector<Tensor> outputs;
   try {

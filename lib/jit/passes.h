@@ -24,9 +24,15 @@ int eliminate_common_subexpressions(Graph& graph);
 
 // Makes every parameter and buffer a constant (its value now, detached; those the graph
 // writes in place excepted), then folds, merges and removes what that allows: a
-// linear's transposed weight is computed once. For deployment (torch.jit.freeze): the
+// linear's transposed weight is computed once, and batch norm after a convolution is
+// folded into it (fold_conv_batch_norm). For deployment (torch.jit.freeze): the
 // frozen graph no longer follows the module's parameters. Returns the number frozen.
 int freeze_parameters(Graph& graph);
+
+// Folds eval-mode batch norm into the conv2d before it where both are constant
+// (lib/jit/passes/fold_batch_norm.cpp); freeze runs it. Equal to the two nodes up to
+// float rounding. Returns the number of batch norms folded.
+int fold_conv_batch_norm(Graph& graph);
 
 // By name: "dce", "constant_folding", "cse", "freeze"; anything else is a ValueError.
 int run_pass(Graph& graph, const std::string& name);

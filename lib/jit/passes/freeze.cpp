@@ -23,6 +23,7 @@ int freeze_parameters(Graph& g) {
     ++frozen;
   }
   fold_constants(g);
+  fold_conv_batch_norm(g);
   eliminate_common_subexpressions(g);
   eliminate_dead_code(g);
   return frozen;
