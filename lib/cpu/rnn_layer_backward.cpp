@@ -92,6 +92,25 @@ EMBER_CLONES void gru_layer_backward_rows(const T* ws, const T* h_prev, const T*
 // Rows per task: about kGrainSize cells' worth (as the forward's).
 int64_t row_grain(int64_t H) { return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(H * 8, 1)); }
 
+// W_hh's gradient, sum over steps of dgates_t^T h_prev_t, as two products: the first
+// step's h_prev is h0, the others' the output rows one step before them (after them when
+// reverse), contiguous in `output`. dgates: [steps, B, G] (G = 4H or 3H); dw: [G, H].
+template <typename T>
+void recurrent_weight_grad(const T* dgates, int64_t G, const T* h0, const T* output, int64_t steps, int64_t B,
+                           int64_t H, bool reverse, T* dw) {
+  const int64_t first = reverse ? steps - 1 : 0, rest = reverse ? 0 : 1, rest_h = reverse ? 1 : 0;
+  blas::gemm(true, false, G, H, B, T(1), dgates + first * B * G, G, h0, H, T(0), dw, H);
+  blas::gemm(true, false, G, H, (steps - 1) * B, T(1), dgates + rest * B * G, G, output + rest_h * B * H, H, T(1),
+             dw, H);
+}
+
+// A bias's gradient: the rows of dgates [rows, G] summed (one gemv).
+template <typename T>
+void sum_rows(const T* dgates, int64_t rows, int64_t G, T* out) {
+  const std::vector<T> ones(static_cast<size_t>(rows), T(1));
+  blas::gemv(true, rows, G, T(1), dgates, G, ones.data(), 1, T(0), out, 1);
+}
+
 // Inputs (contiguous, one dtype): grad_output [T, B, H], grad_h_n, grad_c_n [B, H] (each
 // may be undefined: zeros), w_hh [4H, H], h0, c0 [B, H], output [T, B, H], gates
 // [T, B, 4H], cells [T, B, H]; attr reverse. Outputs: grad_gx [T, B, 4H], grad_w_hh
@@ -128,16 +147,8 @@ void lstm_layer_backward_kernel(OpCall& call) {
       blas::gemm(false, false, B, H, 4 * H, T(1), dg, 4 * H, ptr<T>(w_hh), H, T(0), dh, H);
     }
     if (steps == 0) return;
-    // dW_hh = sum_t dgates_t^T h_prev_t: the first step's h_prev is h0, the others' the
-    // output rows one step before them (after them when reverse), contiguous in output.
-    const int64_t first = reverse ? steps - 1 : 0, rest = reverse ? 0 : 1, rest_h = reverse ? 1 : 0;
-    blas::gemm(true, false, 4 * H, H, B, T(1), ptr<T>(dgx) + first * B * 4 * H, 4 * H, ptr<T>(h0), H, T(0),
-               mut<T>(dw), H);
-    blas::gemm(true, false, 4 * H, H, (steps - 1) * B, T(1), ptr<T>(dgx) + rest * B * 4 * H, 4 * H,
-               ptr<T>(output) + rest_h * B * H, H, T(1), mut<T>(dw), H);
-    // The bias's gradient: dgates summed over all T * B rows.
-    const std::vector<T> ones(static_cast<size_t>(steps * B), T(1));
-    blas::gemv(true, steps * B, 4 * H, T(1), ptr<T>(dgx), 4 * H, ones.data(), 1, T(0), mut<T>(dbias), 1);
+    recurrent_weight_grad(ptr<T>(dgx), 4 * H, ptr<T>(h0), ptr<T>(output), steps, B, H, reverse, mut<T>(dw));
+    sum_rows(ptr<T>(dgx), steps * B, 4 * H, mut<T>(dbias));
   };
   if (gates.dtype() == kFloat64) run(0.0);
   else run(0.0f);
@@ -178,14 +189,9 @@ void gru_layer_backward_kernel(OpCall& call) {
       blas::gemm(false, false, B, H, 3 * H, T(1), dy, 3 * H, ptr<T>(w_hh), H, T(1), dh, H);
     }
     if (steps == 0) return;
-    const int64_t first = reverse ? steps - 1 : 0, rest = reverse ? 0 : 1, rest_h = reverse ? 1 : 0;
-    blas::gemm(true, false, 3 * H, H, B, T(1), ptr<T>(dgh) + first * B * 3 * H, 3 * H, ptr<T>(h0), H, T(0),
-               mut<T>(dw), H);
-    blas::gemm(true, false, 3 * H, H, (steps - 1) * B, T(1), ptr<T>(dgh) + rest * B * 3 * H, 3 * H,
-               ptr<T>(output) + rest_h * B * H, H, T(1), mut<T>(dw), H);
-    const std::vector<T> ones(static_cast<size_t>(steps * B), T(1));
-    blas::gemv(true, steps * B, 3 * H, T(1), ptr<T>(dgx), 3 * H, ones.data(), 1, T(0), mut<T>(db_ih), 1);
-    blas::gemv(true, steps * B, 3 * H, T(1), ptr<T>(dgh), 3 * H, ones.data(), 1, T(0), mut<T>(db_hh), 1);
+    recurrent_weight_grad(ptr<T>(dgh), 3 * H, ptr<T>(h0), ptr<T>(output), steps, B, H, reverse, mut<T>(dw));
+    sum_rows(ptr<T>(dgx), steps * B, 3 * H, mut<T>(db_ih));
+    sum_rows(ptr<T>(dgh), steps * B, 3 * H, mut<T>(db_hh));
   };
   if (ws.dtype() == kFloat64) run(0.0);
   else run(0.0f);

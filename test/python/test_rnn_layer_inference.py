@@ -10,30 +10,13 @@ import ember
 import ember.nn as nn
 from ember.profiler import profile
 
+from _rnn_pairs import CONFIGS, counts, flat, pair_modules
+
 torch = pytest.importorskip("torch")
-
-
-def counts(prof):
-    return {avg.key: avg.count for avg in prof.key_averages()}
-
-
-def pair_modules(kind, dtype, *args, **kw):
-    """An ember and a torch module with the same weights."""
-    tm = getattr(torch.nn, kind)(*args, **kw).to(getattr(torch, dtype))
-    em = getattr(nn, kind)(*args, **kw).to(getattr(ember, dtype))
-    with ember.no_grad():
-        for name, p in em.named_parameters():
-            p.copy_(ember.from_numpy(getattr(tm, name).detach().numpy().copy()))
-    return em, tm
 
 
 def values(t):
     return t.detach().numpy() if isinstance(t, torch.Tensor) else t.detach().numpy()
-
-
-def flat(out):
-    o, h = out
-    return [o] + (list(h) if isinstance(h, tuple) else [h])
 
 
 def make_state(kind, layers_dirs, batch, hidden, dtype, rng):
@@ -43,16 +26,6 @@ def make_state(kind, layers_dirs, batch, hidden, dtype, rng):
     e = [ember.from_numpy(a.copy()) for a in arrays]
     t = [torch.from_numpy(a.copy()) for a in arrays]
     return (tuple(e), tuple(t)) if kind == "LSTM" else (e[0], t[0])
-
-
-CONFIGS = [
-    dict(num_layers=1),
-    dict(num_layers=2),
-    dict(num_layers=2, bidirectional=True),
-    dict(num_layers=3, bidirectional=True, batch_first=True),
-    dict(num_layers=2, bias=False),
-    dict(num_layers=1, bidirectional=True, bias=False, batch_first=True),
-]
 
 
 @pytest.mark.parametrize("kind", ["LSTM", "GRU"])

@@ -13,41 +13,13 @@ import ember.nn as nn
 import ember.nn.functional as F
 from ember.profiler import profile
 
+from _rnn_pairs import CONFIGS, counts, flat, pair_modules
+
 torch = pytest.importorskip("torch")
-
-
-def pair_modules(kind, dtype, *args, **kw):
-    """An ember and a torch nn.LSTM / nn.GRU with the same weights."""
-    tm = getattr(torch.nn, kind)(*args, **kw).to(getattr(torch, dtype))
-    em = getattr(nn, kind)(*args, **kw).to(getattr(ember, dtype))
-    with ember.no_grad():
-        for name, p in em.named_parameters():
-            p.copy_(ember.from_numpy(getattr(tm, name).detach().numpy().copy()))
-    return em, tm
 
 
 def leaf_pair(a, grad=True):
     return (ember.from_numpy(a.copy()).requires_grad_(grad), torch.from_numpy(a.copy()).requires_grad_(grad))
-
-
-def counts(prof):
-    return {avg.key: avg.count for avg in prof.key_averages()}
-
-
-def flat(out):
-    """(output, h_n, c_n) of an LSTM, (output, h_n) of a GRU."""
-    o, h = out
-    return [o] + (list(h) if isinstance(h, tuple) else [h])
-
-
-CONFIGS = [
-    dict(num_layers=1),
-    dict(num_layers=2),
-    dict(num_layers=2, bidirectional=True),
-    dict(num_layers=3, bidirectional=True, batch_first=True),
-    dict(num_layers=2, bias=False),
-    dict(num_layers=1, bidirectional=True, bias=False, batch_first=True),
-]
 
 
 @pytest.mark.parametrize("kind", ["LSTM", "GRU"])
