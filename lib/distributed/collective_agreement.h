@@ -1,10 +1,11 @@
 // Do the ranks agree on the collective they are running? Each rank describes its
 // call in a fixed-size record (what it is, the dtype, the element count, the root,
 // the reduction, and for all_to_all the bytes it sends to and expects from every
-// rank); the backend gathers every rank's record before the collective and each
-// rank checks them all, so a mismatch raises the same error on every rank instead
-// of corrupting results or aborting inside the transport (Gloo terminates the
-// process when a message is longer than the buffer that receives it).
+// rank); the backend gives every rank every record before the collective (Gloo:
+// call_exchange.h) and each rank checks them all, so a mismatch raises the same
+// error on every rank instead of corrupting results or aborting inside the
+// transport (Gloo terminates the process when a message is longer than the buffer
+// that receives it).
 #pragma once
 #include <string>
 #include <vector>

@@ -19,8 +19,10 @@
 #include <atomic>
 #include <cstring>
 #include <numeric>
+#include <optional>
 #include <set>
 
+#include "distributed/call_exchange.h"
 #include "distributed/collective_agreement.h"
 #include "distributed/collective_checks.h"
 #include "distributed/gloo_rendezvous.h"
@@ -40,9 +42,6 @@ const char* const kDeviceNote =
 constexpr uint64_t kSendRecvSlotPrefix = 0x80;
 
 uint64_t p2p_slot(int tag) { return (kSendRecvSlotPrefix << 32) | static_cast<uint32_t>(tag); }
-// The exchange of call records before a collective (collective_agreement.h) uses tags
-// apart from the collectives' own.
-constexpr uint32_t kAgreementTagBit = 1u << 30;
 
 using detail::CallRecord;
 using detail::CollectiveKind;
@@ -121,7 +120,10 @@ void with_element_width(size_t itemsize, F&& f) {
 class ProcessGroupGloo : public ProcessGroup {
  public:
   ProcessGroupGloo(std::shared_ptr<gloo::Context> context, int rank, int size, Milliseconds timeout)
-      : ProcessGroup(rank, size), context_(std::move(context)), timeout_(timeout) {}
+      : ProcessGroup(rank, size), context_(std::move(context)), timeout_(timeout) {
+    if (detail::agreement_checks_enabled() && size > 1)
+      exchange_ = std::make_shared<detail::CallExchange>(context_, timeout);
+  }
 
   ~ProcessGroupGloo() override {
     // Sends and receives still waiting would wait out the timeout: abort them. The
@@ -146,10 +148,35 @@ class ProcessGroupGloo : public ProcessGroup {
     Staged s = stage(tensor, true);
     auto reduce = reduce_step(s.buffer, op);
     auto record = record_of(CollectiveKind::ALL_REDUCE, tensor, tensor.numel(), -1, int(op));
-    return enqueue(name, {tensor}, record, [s, reduce] {
-      reduce();
+    if (!exchange_)
+      return enqueue(name, {tensor}, record, [s, reduce] {
+        reduce();
+        s.write_back();
+      });
+    // Checked: data that fits travels with the call record (call_exchange.h), and
+    // each rank reduces every rank's data in rank order, so all get the same bits.
+    auto exchange = exchange_;
+    auto words = detail::encode_record(record, size());
+    auto kernel = detail::reduce_kernel(tensor.dtype(), op);
+    int me = rank(), n = size();
+    auto checked = [name, s, reduce, exchange, words, kernel, op, me, n] {
+      if (s.nbytes() > exchange->inline_capacity()) {
+        exchange->exchange(name, words, nullptr, 0);
+        exchange->release();
+        reduce();
+      } else {
+        exchange->exchange(name, words, s.data(), s.nbytes());
+        std::vector<void*> inputs(n);
+        for (int r = 0; r < n; ++r) inputs[r] = r == me ? s.data() : exchange->peer_payload(r);
+        size_t count = static_cast<size_t>(s.buffer.numel());
+        detail::reduce_in_rank_order(kernel, s.data(), inputs, me, count);
+        exchange->release();
+        if (op == ReduceOp::AVG && count)
+          detail::divide_in_place(s.data(), s.buffer.dtype(), count, n);
+      }
       s.write_back();
-    });
+    };
+    return enqueue(name, {tensor}, std::nullopt, checked);
   }
 
   WorkPtr broadcast(const Tensor& tensor, int root) override {
@@ -540,30 +567,20 @@ class ProcessGroupGloo : public ProcessGroup {
     }
   }
 
-  // Queues body; with agreement checks on, the ranks first exchange their call records.
-  WorkPtr enqueue(const std::string& name, std::vector<Tensor> outputs, const CallRecord& record,
-                  std::function<void()> body) {
+  // Queues body; with agreement checks on, the ranks first exchange their call records
+  // (no record: body does the exchange itself).
+  WorkPtr enqueue(const std::string& name, std::vector<Tensor> outputs,
+                  const std::optional<CallRecord>& record, std::function<void()> body) {
     auto work = std::make_shared<Work>(name);
     work->set_outputs(std::move(outputs));
     std::vector<int64_t> mine;
-    uint32_t agreement_tag = 0;
-    if (check_agreement_ && size() > 1) {
-      mine = detail::encode_record(record, size());
-      agreement_tag = kAgreementTagBit | (next_tag() & (kAgreementTagBit - 1));
-    }
-    auto context = context_;
-    int n = size();
-    worker_->push([work, name, body = std::move(body), mine, agreement_tag, context, n] {
+    if (exchange_ && record) mine = detail::encode_record(*record, size());
+    auto exchange = exchange_;
+    worker_->push([work, name, body = std::move(body), mine, exchange] {
       finish_with(work, name, [&] {
         if (!mine.empty()) {
-          std::vector<int64_t> all(mine.size() * n);
-          std::vector<int64_t> input = mine;
-          gloo::AllgatherOptions opts(context);
-          opts.setInput<int64_t>(input.data(), input.size());
-          opts.setOutput<int64_t>(all.data(), all.size());
-          opts.setTag(agreement_tag);
-          gloo::allgather(opts);
-          detail::check_agreement(name, all, n);
+          exchange->exchange(name, mine, nullptr, 0);
+          exchange->release();
         }
         body();
       });
@@ -572,9 +589,9 @@ class ProcessGroupGloo : public ProcessGroup {
   }
 
   std::shared_ptr<gloo::Context> context_;
+  std::shared_ptr<detail::CallExchange> exchange_;  // null: checks off, or a world of one
   Milliseconds timeout_;
   uint32_t next_tag_ = 0;
-  bool check_agreement_ = detail::agreement_checks_enabled();
   std::mutex pending_mutex_;
   std::set<BufferPtr> pending_p2p_;  // sends and receives not yet complete
   std::unique_ptr<detail::TaskQueue> worker_ = std::make_unique<detail::TaskQueue>();

@@ -82,6 +82,20 @@ ReduceKernel reduce_kernel(DType dtype, ReduceOp op) {
   throw Error("reduce: unsupported dtype");
 }
 
+void reduce_in_rank_order(const ReduceKernel& kernel, void* out, const std::vector<void*>& inputs,
+                          int self, size_t count) {
+  size_t n = inputs.size();
+  if (n < 2 || count == 0) return;
+  // The running result lives in out once out's own input has been read (or from the
+  // start when it is the first), else in inputs[0]'s scratch; the last step writes out.
+  void* acc = self == 0 ? out : inputs[0];
+  for (size_t i = 1; i < n; ++i) {
+    void* dst = i + 1 == n ? out : acc;
+    kernel(dst, acc, inputs[i], count);
+    acc = dst;
+  }
+}
+
 void divide_in_place(void* data, DType dtype, size_t count, int64_t divisor) {
   auto divide = [&](auto* p) {
     using T = std::remove_pointer_t<decltype(p)>;

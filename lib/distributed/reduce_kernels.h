@@ -4,6 +4,7 @@
 #pragma once
 #include <cstddef>
 #include <functional>
+#include <vector>
 
 #include "ember/distributed/process_group.h"
 
@@ -13,6 +14,11 @@ using ReduceKernel = std::function<void(void*, const void*, const void*, size_t)
 
 // AVG reduces as SUM (the division comes after, divide_in_place).
 ReduceKernel reduce_kernel(DType dtype, ReduceOp op);
+// inputs[0] (op) inputs[1] (op) ... in that order, into out, which is inputs[self]:
+// every rank reducing the same inputs this way gets the same bits. The other inputs
+// are scratch (inputs[0] may be overwritten).
+void reduce_in_rank_order(const ReduceKernel& kernel, void* out, const std::vector<void*>& inputs,
+                          int self, size_t count);
 // data[i] /= divisor for a floating dtype.
 void divide_in_place(void* data, DType dtype, size_t count, int64_t divisor);
 
