@@ -17,7 +17,13 @@ std::string reduction_arg(const py::object& size_average, const py::object& redu
   if (size_average.is_none() && reduce.is_none()) return reduction;
   bool avg = size_average.is_none() || size_average.cast<bool>();
   bool red = reduce.is_none() || reduce.cast<bool>();
-  return avg && red ? "mean" : red ? "sum" : "none";
+  std::string legacy = avg && red ? "mean" : red ? "sum" : "none";
+  // torch warns that the flags are deprecated, at the caller's line (with warnings made
+  // errors, the error propagates).
+  const std::string message = "size_average and reduce args will be deprecated, please use reduction='" +
+                              legacy + "' instead.";
+  if (PyErr_WarnEx(PyExc_UserWarning, message.c_str(), 1) < 0) throw py::error_already_set();
+  return legacy;
 }
 
 void reject(const py::object& arg, const char* op, const char* name) {

@@ -81,6 +81,14 @@ std::unordered_set<void*>& shared_blocks() {
   return *blocks;
 }
 
+// The memfd behind each block of share_memory_ (or received from another process by
+// _storage_from_fd): kept open while the block lives, so that the block can be sent to
+// another process (ember.multiprocessing passes the descriptor), closed with the mapping.
+std::unordered_map<void*, int>& shared_fds() {
+  static auto* fds = new std::unordered_map<void*, int>();  // leaked: used at exit
+  return *fds;
+}
+
 // The file each shared mapping of from_file writes to (UntypedStorage.filename).
 std::unordered_map<void*, std::string>& mapped_files() {
   static auto* files = new std::unordered_map<void*, std::string>();  // leaked: used at exit
@@ -88,12 +96,29 @@ std::unordered_map<void*, std::string>& mapped_files() {
 }
 
 void unmap_shared(void* ctx, void* data) {
+  int fd = -1;
   {
     std::lock_guard<std::mutex> lock(shared_mutex);
     shared_blocks().erase(data);
     mapped_files().erase(data);
+    auto found = shared_fds().find(data);
+    if (found != shared_fds().end()) {
+      fd = found->second;
+      shared_fds().erase(found);
+    }
   }
   munmap(data, reinterpret_cast<size_t>(ctx));
+  if (fd >= 0) close(fd);
+}
+
+// length bytes of fd mapped shared, registered as a shared block that owns fd.
+void* map_shared_fd(int fd, size_t length) {
+  void* data = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (data == MAP_FAILED) return data;
+  std::lock_guard<std::mutex> lock(shared_mutex);
+  shared_blocks().insert(data);
+  shared_fds()[data] = fd;
+  return data;
 }
 
 void unmap_private(void* ctx, void* data) { munmap(data, reinterpret_cast<size_t>(ctx)); }
@@ -108,18 +133,45 @@ void share_memory(const Tensor& anchor) {
   if (!storage.device().is_cpu() || is_shared_block(storage.data())) return;
   const size_t nbytes = storage.nbytes();
   const size_t length = std::max<size_t>(nbytes, 1);  // mmap refuses 0 bytes
-  void* data = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  EMBER_CHECK(data != MAP_FAILED, "share_memory_: cannot map ", nbytes,
-              " bytes of shared memory: ", std::strerror(errno));
-  if (nbytes > 0) std::memcpy(data, storage.data(), nbytes);
-  {
+  // A memfd (not an anonymous mapping), so that a process started later, by spawn or
+  // through a Queue, can map the same memory from the descriptor. Out of descriptors
+  // (EMFILE), an anonymous shared mapping: shared with fork children only.
+  int fd = memfd_create("ember_shared_storage", MFD_CLOEXEC);
+  void* data = MAP_FAILED;
+  if (fd >= 0 && ftruncate(fd, static_cast<off_t>(length)) == 0) {
+    data = map_shared_fd(fd, length);
+  }
+  if (data == MAP_FAILED) {
+    if (fd >= 0) close(fd);
+    data = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    EMBER_CHECK(data != MAP_FAILED, "share_memory_: cannot map ", nbytes, " bytes of shared memory: ",
+                std::strerror(errno));
     std::lock_guard<std::mutex> lock(shared_mutex);
     shared_blocks().insert(data);
   }
+  if (nbytes > 0) std::memcpy(data, storage.data(), nbytes);
   // The old block goes to `old`, whose deleter frees it when it dies here.
   auto old = make_intrusive<Storage>(data, nbytes, storage.device(), &unmap_shared,
                                      reinterpret_cast<void*>(length));
   storage.swap_memory(*old);
+}
+
+// The shared block that another process sent as a descriptor (ember.multiprocessing):
+// nbytes mapped from a duplicate of fd, which the block owns; the caller keeps fd.
+Tensor map_shared_from_fd(int fd, int64_t nbytes) {
+  EMBER_CHECK(nbytes >= 0, "_storage_from_fd: negative size of ", nbytes, " bytes");
+  int own = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  EMBER_CHECK(own >= 0, "_storage_from_fd: cannot duplicate descriptor ", fd, ": ", std::strerror(errno));
+  const size_t length = std::max<int64_t>(nbytes, 1);
+  void* data = map_shared_fd(own, length);
+  if (data == MAP_FAILED) {
+    int err = errno;
+    close(own);
+    EMBER_CHECK(false, "_storage_from_fd: cannot map ", nbytes, " bytes: ", std::strerror(err));
+  }
+  auto storage = make_intrusive<Storage>(data, static_cast<size_t>(nbytes), kCPU, &unmap_shared,
+                                         reinterpret_cast<void*>(length));
+  return view_of_storage(storage, kUInt8, 0, IntList{nbytes}, IntList{1});
 }
 
 // ember.from_file: nbytes of filename mapped into memory. shared: writes reach the file
@@ -282,6 +334,13 @@ void bind_storage(py::module_& m) {
     if (found == mapped_files().end()) return std::nullopt;
     return found->second;
   }, py::arg("anchor"));
+  // The descriptor of a block made by share_memory_ (-1 for other memory).
+  m.def("_storage_shared_fd", [](const Tensor& t) {
+    std::lock_guard<std::mutex> lock(shared_mutex);
+    auto found = shared_fds().find(storage_of(t).data());
+    return found == shared_fds().end() ? -1 : found->second;
+  }, py::arg("anchor"));
+  m.def("_storage_from_fd", &map_shared_from_fd, py::arg("fd"), py::arg("nbytes"));
   m.def("_storage_from_file", &map_file, py::arg("filename"), py::arg("shared"), py::arg("nbytes"));
   m.def("_bytes_of_buffer", &bytes_of_buffer, py::arg("buffer"), py::arg("offset") = 0,
         py::arg("nbytes") = -1);

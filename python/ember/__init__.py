@@ -112,6 +112,7 @@ from .amp.autocast_mode import (  # noqa: E402,F401  (torch.autocast and its sta
     set_autocast_gpu_dtype)
 # torch's top-level submodules (torch.multiprocessing, torch.testing, ...): docs/surface.md "Module paths".
 from . import functional, multiprocessing, random, signal, storage, testing, types, version  # noqa: E402,F401
+from . import _dynamo  # noqa: E402,F401  (torch._dynamo.reset() / .config in compile tutorials)
 from .utils import checkpoint as _utils_checkpoint, hooks as _utils_hooks  # noqa: E402,F401  (torch.utils.checkpoint)
 
 # Last of all, once every method exists: numpy's keyword names on the Tensor methods.

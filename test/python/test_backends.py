@@ -90,3 +90,13 @@ def test_backends_imports_as_torch():
     import ember.backends.cudnn
     assert ember.backends.cuda.is_built() == ember.cuda.is_built()
     assert "allow_tf32" in dir(ember.backends.cuda.matmul)
+
+
+def test_cpu_capability_is_a_level_torch_names():
+    # torch.backends.cpu.get_cpu_capability(): the performance-checklist programs print it.
+    torch = pytest.importorskip("torch")
+    import ember.backends.cpu
+    level = ember.backends.cpu.get_cpu_capability()
+    assert level in ("AVX512", "AVX2", "DEFAULT")
+    # The CPU's own level, as torch reads it.
+    assert level == torch.backends.cpu.get_cpu_capability()

@@ -93,3 +93,24 @@ def test_not_callable_as_torch():
     for lib in (torch, ember):
         with pytest.raises(AssertionError):
             lib.compile(3)
+
+
+def test_dynamo_reset_and_config_as_compile_tutorials_use_them():
+    # torch._dynamo.reset() between benchmarks and config options set before compiling.
+    import ember._dynamo
+    assert ember._dynamo.reset() is None and torch._dynamo.reset() is None
+    for name in ("suppress_errors", "cache_size_limit", "verbose", "optimize_ddp",
+                 "capture_scalar_outputs", "automatic_dynamic_shapes"):
+        assert getattr(ember._dynamo.config, name) == getattr(torch._dynamo.config, name), name
+    saved = ember._dynamo.config.cache_size_limit
+    ember._dynamo.config.cache_size_limit = 64
+    assert ember._dynamo.config.cache_size_limit == 64
+    ember._dynamo.config.cache_size_limit = saved
+    for lib in (ember, torch):
+        with pytest.raises(AttributeError, match="does not exist"):
+            lib._dynamo.config.no_such_option = 1
+        with pytest.raises(AttributeError, match="does not exist"):
+            lib._dynamo.config.no_such_option
+    model = ember.nn.Linear(2, 2)
+    x = ember.ones(1, 2)
+    assert ember.equal(ember.compile(model)(x), model(x))

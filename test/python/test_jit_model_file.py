@@ -71,6 +71,27 @@ def test_save_load_gives_the_same_outputs(saved):
     assert str(loaded.graph) == str(ember.jit.load(path).graph)
 
 
+def test_save_and_load_through_file_like_objects(saved, tmp_path):
+    # torch.jit.save(m, buffer) / torch.jit.load(buffer) with io.BytesIO or an open file,
+    # written at the buffer's position (a checkpoint in memory, a model inside a bundle).
+    import io
+    model, x, path = saved
+    traced = ember.jit.load(path)
+    buffer = io.BytesIO(b"head")
+    buffer.seek(4)
+    ember.jit.save(traced, buffer)
+    assert buffer.getvalue()[4:] == path.read_bytes()
+    buffer.seek(4)
+    assert ember.equal(ember.jit.load(buffer)(x), model(x))
+    with open(path, "rb") as f:
+        assert ember.equal(ember.jit.load(f)(x), model(x))
+    with open(tmp_path / "again.ember", "wb") as f:
+        ember.jit.save(traced, f)
+    assert (tmp_path / "again.ember").read_bytes() == path.read_bytes()
+    with pytest.raises(TypeError):
+        ember.jit.load(12.5)
+
+
 def test_a_loaded_model_trains_like_the_module(saved):
     model, x, path = saved
     loaded = ember.jit.load(path)

@@ -1,5 +1,5 @@
 """ember.multiprocessing: the standard multiprocessing API, torch's spawn/start_processes
-with its failure reports, sharing strategies, and what is shared across fork/spawn."""
+with its failure reports, sharing strategies, and what is shared across fork/spawn/queues."""
 import multiprocessing as std_mp
 import signal
 import sys
@@ -116,15 +116,86 @@ def test_exceptions_pickle_round_trip():
     assert (exited.exit_code, exited.signal_name) == (-9, "SIGKILL")
 
 
-def test_spawned_child_gets_a_copy_even_of_a_shared_tensor():
-    # What the module docstring states: arguments of a spawned process are pickled.
-    tensor = ember.zeros(3)
-    tensor.share_memory_()
-    assert tensor.is_shared()
+def test_spawned_child_shares_a_shared_tensor_and_copies_a_private_one():
+    # A shared tensor travels as its memfd (multiprocessing/reductions.py): the child
+    # writes the parent's memory. A private one is pickled by value, a copy.
+    shared = ember.zeros(3)
+    shared.share_memory_()
+    assert shared.is_shared()
+    private = ember.zeros(3)
     queue = std_mp.get_context("spawn").SimpleQueue()
-    mp.spawn(_add_one, args=(tensor, queue), nprocs=1)
-    assert queue.get() == [1.0, 1.0, 1.0]      # the child's copy changed
-    assert tensor.tolist() == [0.0, 0.0, 0.0]  # the parent's did not
+    mp.spawn(_add_one, args=(shared, queue), nprocs=1)
+    mp.spawn(_add_one, args=(private, queue), nprocs=1)
+    assert queue.get() == [1.0, 1.0, 1.0] and queue.get() == [1.0, 1.0, 1.0]
+    assert shared.tolist() == [1.0, 1.0, 1.0]   # the same memory
+    assert private.tolist() == [0.0, 0.0, 0.0]  # the child's copy changed, not this one
+
+
+def _fill_views(queue, done):
+    column, ints = queue.get()
+    assert column.is_shared() and ints.is_shared()
+    column.fill_(7.0)
+    ints.add_(5)
+    done.put(column.tolist())
+
+
+def test_shared_views_through_a_queue_keep_geometry_and_memory():
+    # A strided view at an offset, of float64 and int32 storages, sent through a Queue
+    # (the descriptor goes by multiprocessing's resource sharer, not a Process argument).
+    ctx = std_mp.get_context("spawn")
+    base = ember.arange(12, dtype=ember.float64).reshape(3, 4)
+    base.share_memory_()
+    ints = ember.arange(6, dtype=ember.int32)
+    ints.share_memory_()
+    queue, done = ctx.Queue(), ctx.Queue()
+    child = ctx.Process(target=_fill_views, args=(queue, done))
+    child.start()
+    queue.put((base[1:, 2], ints[2:4]))
+    assert done.get(timeout=60) == [7.0, 7.0]
+    child.join(timeout=60)
+    assert child.exitcode == 0
+    assert base.tolist() == [[0, 1, 2, 3], [4, 5, 7, 7], [8, 9, 7, 11]]
+    assert ints.tolist() == [0, 1, 7, 8, 4, 5]
+
+
+def _train_shared(model):
+    optimizer = ember.optim.SGD(model.parameters(), lr=0.5)
+    loss = model(ember.ones(1, 2)).sum()
+    loss.backward()
+    optimizer.step()
+
+
+def test_module_share_memory_lets_spawned_workers_train_it():
+    # pytorch/examples mnist_hogwild: model.share_memory(), then processes train it in place.
+    torch = pytest.importorskip("torch")
+    model = ember.nn.Linear(2, 1)
+    ember.nn.init.zeros_(model.weight)
+    ember.nn.init.zeros_(model.bias)
+    weight = model.weight
+    assert model.share_memory() is model and model.weight is weight
+    assert all(p.is_shared() for p in model.parameters())
+    reference = torch.nn.Linear(2, 1)
+    assert reference.share_memory() is reference
+    assert all(p.is_shared() for p in reference.parameters())
+    ctx = std_mp.get_context("spawn")
+    workers = [ctx.Process(target=_train_shared, args=(model,)) for _ in range(2)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(timeout=120)
+        assert w.exitcode == 0
+    # Each worker's step: gradient 1 for every parameter, lr 0.5; both landed here.
+    assert model.weight.tolist() == [[-1.0, -1.0]] and model.bias.tolist() == [-1.0]
+
+
+def test_shared_non_leaf_that_requires_grad_is_refused_as_torch_does():
+    from multiprocessing.reduction import ForkingPickler
+    torch = pytest.importorskip("torch")
+    for lib in (ember, torch):
+        x = lib.ones(3, requires_grad=True) * 2
+        x.share_memory_()
+        with pytest.raises(RuntimeError, match="Cowardly refusing to serialize non-leaf tensor"):
+            ForkingPickler.dumps(x)
 
 
 def test_fork_shares_a_shared_tensor_and_copies_a_private_one():

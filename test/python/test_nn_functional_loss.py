@@ -101,10 +101,32 @@ def test_cross_entropy_all_ignored_and_empty():
 
 def test_cross_entropy_legacy_reduction_args():
     x, t = randn(4, 3), targets((4,), 3)
-    got = F.cross_entropy(make(x, "float64"), idx(t), reduce=False)
+    with pytest.warns(UserWarning, match="reduction='none' instead"):
+        got = F.cross_entropy(make(x, "float64"), idx(t), reduce=False)
     close(got, ref_nll(log_softmax(x, 1), t, reduction="none"), "float64")
-    got = F.cross_entropy(make(x, "float64"), idx(t), size_average=False)
+    with pytest.warns(UserWarning, match="reduction='sum' instead"):
+        got = F.cross_entropy(make(x, "float64"), idx(t), size_average=False)
     close(got, ref_nll(log_softmax(x, 1), t, reduction="sum"), "float64")
+
+
+@needs_torch
+@pytest.mark.parametrize("kwargs", [{"size_average": False}, {"reduce": False},
+                                    {"size_average": True, "reduce": True}])
+def test_legacy_reduction_args_warn_as_torch(kwargs):
+    # The Spatial Transformer tutorial's F.nll_loss(output, target, size_average=False):
+    # torch warns that the flags are deprecated, from F.* and from the loss modules.
+    import warnings
+    x, t = randn(4, 3), targets((4,), 3)
+    messages = []
+    import torch
+    for lib in (ember, torch):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            lib.nn.functional.nll_loss(lib.tensor(x).log_softmax(1), lib.tensor(t).long(), **kwargs)
+            lib.nn.NLLLoss(**kwargs)
+            lib.nn.MSELoss(**kwargs)
+        messages.append([str(w.message) for w in caught if "size_average" in str(w.message)])
+    assert messages[0] == messages[1] and len(messages[0]) == 3
 
 
 # ---- cross_entropy with class probabilities -------------------------------------------------

@@ -437,15 +437,18 @@ def test_trace_with_nested_tuple_inputs():
         def forward(self, x, state):
             return self.lstm(x, state)
 
+    ember.manual_seed(0)
     model = Recurrent()
     x = ember.randn(5, 2, 3)
     state = (ember.zeros(1, 2, 4), ember.zeros(1, 2, 4))
     traced = ember.jit.trace(model, (x, state))
     other = (ember.randn(1, 2, 4), ember.randn(1, 2, 4))
+    # The trace runs the layer step by step; eager, with a graph, runs it as one
+    # lstm_layer op: the same formulas, summed in another order (float32 rounding).
     got, want = traced(x, other), model(x, other)
-    np.testing.assert_allclose(got[0].detach().numpy(), want[0].detach().numpy(), rtol=1e-6)
+    np.testing.assert_allclose(got[0].detach().numpy(), want[0].detach().numpy(), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(got[1][1].detach().numpy(), want[1][1].detach().numpy(),
-                               rtol=1e-6)
+                               rtol=1e-5, atol=1e-6)
     with pytest.raises(TypeError, match="nest"):
         traced(x, *other)
     with pytest.raises(TypeError, match="example input 1\\[0\\]"):

@@ -16,4 +16,4 @@ def _check_bool(value, setter):
     return value
 
 
-from . import cuda, cudnn, mkl, mkldnn, mps, openmp  # noqa: E402,F401
+from . import cpu, cuda, cudnn, mkl, mkldnn, mps, openmp  # noqa: E402,F401

@@ -287,11 +287,27 @@ def trace_module(mod, inputs, check_trace=True, check_inputs=None, check_toleran
                  check_tolerance=check_tolerance, optimize=optimize)
 
 
+def _is_file_like(f):
+    return not isinstance(f, (str, bytes)) and not hasattr(f, "__fspath__")
+
+
 def load(path, map_location=None):
-    """Reads a model file written by TracedModule.save (or ember::jit::Module::save).
+    """Reads a model file written by TracedModule.save (or ember::jit::Module::save), from
+    a path or, as torch.jit.load, a binary file-like object (io.BytesIO, an open file).
     Safe on files from anywhere: nothing in it runs, everything is checked."""
     import os
+    import tempfile
 
+    if _is_file_like(path):
+        if not hasattr(path, "read"):
+            raise TypeError(f"ember.jit.load: expected a path or a file-like object, got "
+                            f"{type(path).__name__}")
+        # The C++ reader maps a file: the bytes go through a private temporary one.
+        with tempfile.TemporaryDirectory() as folder:
+            name = os.path.join(folder, "model")
+            with open(name, "wb") as out:
+                out.write(path.read())
+            return TracedModule(_jit.load(name, map_location))
     # torch.jit.load's errors for a path that is not a file.
     if not os.path.exists(path):
         raise ValueError(f"The provided filename {path} does not exist")
@@ -301,7 +317,21 @@ def load(path, map_location=None):
 
 
 def save(module, path):
-    """torch.jit.save's form of module.save(path)."""
+    """torch.jit.save's form of module.save(path); path may also be a binary file-like
+    object (io.BytesIO, an open file), written at its position as torch.jit.save does."""
+    import os
+    import tempfile
+
     if not isinstance(module, TracedModule):
         raise TypeError(f"ember.jit.save: expected a TracedModule, got {type(module).__name__}")
-    module.save(path)
+    if not _is_file_like(path):
+        module.save(path)
+        return
+    if not hasattr(path, "write"):
+        raise TypeError(f"ember.jit.save: expected a path or a file-like object, got "
+                        f"{type(path).__name__}")
+    with tempfile.TemporaryDirectory() as folder:
+        name = os.path.join(folder, "model")
+        module.save(name)
+        with open(name, "rb") as written:
+            path.write(written.read())

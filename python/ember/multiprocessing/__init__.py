@@ -7,18 +7,16 @@ Everything in the standard `multiprocessing` module is re-exported (Process, Que
 SimpleQueue, Pool, Manager, get_context, set_start_method, ...), plus spawn /
 start_processes / ProcessContext and the sharing-strategy switches, as in PyTorch.
 
-What differs from PyTorch: torch registers pickling reducers that move a tensor sent
-through a Queue or as a spawned Process's argument into shared memory, so parent and
-child see one buffer. ember registers none: whatever is pickled on its way to another
-process (every Queue/Pipe item, Pool task, and the arguments of a "spawn" or
-"forkserver" Process, so all of spawn()'s) arrives as a copy, and the child's writes
-are not seen by the parent, even when the tensor is_shared(). Send results back
-through a Queue. The one case that shares memory is the "fork" start method, which
-pickles nothing for the Process itself: the child inherits the parent's objects, and a
-tensor made shared with `share_memory_()` before the fork (a MAP_SHARED buffer) is the
-same memory in both, so writes are seen both ways; a tensor that is not shared is a
-copy-on-write copy there. The sharing strategy is therefore a recorded setting: kept
-and validated as torch keeps it, it changes no behaviour.
+Sharing memory: a tensor moved into shared memory with `share_memory_()` (or a module's
+with `Module.share_memory()`) is the same memory in every process it reaches: sent
+through a Queue/Pipe or as an argument of a "spawn"/"forkserver" Process, it travels as a
+file descriptor (reductions.py), and under "fork" the child inherits the mapping. Writes
+are seen both ways, so Hogwild training works as with torch. What differs from PyTorch:
+torch also moves a tensor that is NOT shared into shared memory when it is pickled for
+another process; ember sends such a tensor by value (a copy: the receiver's writes are
+not seen by the sender). Call share_memory_() first for shared writes, or send results
+back through a Queue. The sharing strategy is a recorded setting: kept and validated as
+torch keeps it, descriptors are always used.
 """
 import multiprocessing
 import sys
@@ -34,6 +32,10 @@ from .spawn import (  # noqa: F401
     spawn,
     start_processes,
 )
+
+from .reductions import init_reductions  # noqa: E402
+
+init_reductions()
 
 __all__ = ["set_sharing_strategy", "get_sharing_strategy", "get_all_sharing_strategies"]
 __all__ += multiprocessing.__all__

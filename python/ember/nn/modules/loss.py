@@ -1,4 +1,6 @@
 """Loss modules: each holds its options (and weight buffers) and calls the F loss."""
+import warnings
+
 from .. import functional as F
 from .module import Module
 
@@ -7,12 +9,17 @@ __all__ = ["L1Loss", "MSELoss", "SmoothL1Loss", "NLLLoss", "CrossEntropyLoss", "
 
 
 def _legacy_reduction(size_average, reduce):
-    """The reduction string for torch's deprecated size_average/reduce flags."""
+    """The reduction string for torch's deprecated size_average/reduce flags, with torch's
+    deprecation warning (_Reduction.legacy_get_string)."""
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
     if size_average and reduce:
-        return "mean"
-    return "sum" if reduce else "none"
+        ret = "mean"
+    else:
+        ret = "sum" if reduce else "none"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' "
+                  "instead.")
+    return ret
 
 
 class _Loss(Module):

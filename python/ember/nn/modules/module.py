@@ -457,6 +457,11 @@ class Module(ModuleHooksMixin):
     def cpu(self):
         return self._apply(lambda t: t.cpu())
 
+    def share_memory(self):
+        """Moves every parameter and buffer into shared memory (Tensor.share_memory_),
+        in place, for processes started after this call (see ember.multiprocessing)."""
+        return self._apply(lambda t: t.share_memory_())
+
     def cuda(self, device=None):
         target = _C.device("cuda") if device is None else _parse_to(device)[0]
         return self._apply(lambda t: t.to(target))
