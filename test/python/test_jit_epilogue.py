@@ -58,6 +58,30 @@ def test_relu_epilogue_is_bit_for_bit_eager(make, batch):
                 _jit._set_fusion(True)
 
 
+def test_relu_epilogue_runs_instead_of_the_relu_node():
+    # The tests above would pass with no epilogue at all; this one sees it run: the
+    # profiler records no relu op when the products apply it, and both relus as ops when
+    # the switch (shared with fusion) turns it off.
+    from ember.profiler import profile
+
+    model = _mlp()
+    x = ember.randn(5, 1, 8, 8)
+    counts = {}
+    with ember.no_grad():
+        traced = ember.jit.trace(model, x)
+        for fusion in (True, False):
+            _jit._set_fusion(fusion)
+            try:
+                traced(x)  # plans
+                with profile() as prof:
+                    traced(x)
+            finally:
+                _jit._set_fusion(True)
+            counts[fusion] = {a.key: a.count for a in prof.key_averages()}
+    assert counts[True].get("relu", 0) == 0 and counts[True]["addmm"] == 3
+    assert counts[False]["relu"] == 2
+
+
 def test_relu_epilogue_keeps_nan_and_signed_zero():
     w = ember.tensor([[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]])
 
